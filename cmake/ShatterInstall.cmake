@@ -1,0 +1,19 @@
+# Installation and the exported package: find_package(Shatter) gives Shatter::Collision (and, once
+# it exists, Shatter::Fracture).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(SHATTER_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Shatter)
+install(TARGETS shatter_collision EXPORT ShatterTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/plugin/include/shatter DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT ShatterTargets NAMESPACE Shatter:: DESTINATION ${SHATTER_CMAKE_DIR})
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ShatterConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/ShatterConfig.cmake INSTALL_DESTINATION ${SHATTER_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ShatterConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ShatterConfig.cmake ${PROJECT_BINARY_DIR}/ShatterConfigVersion.cmake
+        DESTINATION ${SHATTER_CMAKE_DIR})

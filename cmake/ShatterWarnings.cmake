@@ -1,0 +1,14 @@
+# shatter_set_warnings(target): the project's warning set, errors under SHATTER_WERROR, and the
+# sanitizer flags under SHATTER_SANITIZE.
+function(shatter_set_warnings target)
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+    if(SHATTER_WERROR)
+        target_compile_options(${target} PRIVATE -Werror)
+    endif()
+endfunction()
+
+if(SHATTER_SANITIZE)
+    add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+    add_link_options(-fsanitize=address,undefined)
+    add_compile_definitions(SHATTER_ENABLE_ASSERTS=1)
+endif()

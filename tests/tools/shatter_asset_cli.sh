@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Usage: shatter_asset_cli.sh SHATTER_ASSET SOURCE_DIR SCRATCH_DIR
+set -euo pipefail
+tool=$1 src=$2 scratch=$3
+rm -rf "$scratch" && mkdir -p "$scratch"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Build and inspect.
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/brick.shatter" >"$scratch/build.out"
+grep -q "built $scratch/brick.shatter (no cache file yet)" "$scratch/build.out" || fail "first build: $(cat "$scratch/build.out")"
+"$tool" info "$scratch/brick.shatter" --json >"$scratch/info.json"
+python3 - "$scratch/info.json" <<'PY' || fail "info --json"
+import json, sys
+info = json.load(open(sys.argv[1]))
+for key in ("triangles", "tetrahedra", "points", "surface_vertices"):
+    assert isinstance(info[key], int) and info[key] > 0, key
+assert info["points"] >= info["surface_vertices"]
+PY
+
+# An up-to-date cache is not rebuilt; a corrupt one is rebuilt with the reason.
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/brick.shatter" | grep -q "is up to date" || fail "up to date"
+printf 'garbage' | dd of="$scratch/brick.shatter" bs=1 seek=200 conv=notrunc status=none
+"$tool" info "$scratch/brick.shatter" 2>"$scratch/err.txt" && fail "info accepted a corrupt file"
+grep -q "brick.shatter: asset file is corrupt" "$scratch/err.txt" || fail "corrupt message: $(cat "$scratch/err.txt")"
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/brick.shatter" | grep -q "cache unusable" || fail "rebuild"
+"$tool" info "$scratch/brick.shatter" >/dev/null || fail "rebuilt file unreadable"
+
+# Bad meshes and bad flags: a clear error, exit code 1 or CLI11's usage error, never a crash.
+"$tool" build "$src/tests/data/bad/open_box.obj" -o "$scratch/bad.shatter" 2>"$scratch/err.txt" && fail "open mesh accepted"
+grep -q "open_box.obj" "$scratch/err.txt" || fail "error does not name the file: $(cat "$scratch/err.txt")"
+[ ! -e "$scratch/bad.shatter" ] || fail "a failed build left a cache file"
+"$tool" build "$scratch/missing.obj" -o "$scratch/x.shatter" 2>"$scratch/err.txt" && fail "missing file accepted"
+grep -q "missing.obj" "$scratch/err.txt" || fail "missing-file message: $(cat "$scratch/err.txt")"
+set +e
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/x.shatter" --radius-edge 7 2>/dev/null
+code=$?
+set -e
+[ "$code" -ne 0 ] && [ "$code" -lt 128 ] || fail "bad --radius-edge: exit $code"
+echo "shatter_asset CLI: all checks passed"
