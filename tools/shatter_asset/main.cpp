@@ -27,7 +27,7 @@ nlohmann::json assetInfo(const shatter::Asset& asset)
             {"volume", asset.tetMesh.totalVolume()},
             {"radius", asset.radius()},
             {"sphere_tree_nodes", asset.sphereTree.nodes.size()},
-            {"grid_cells", asset.surfaceGrid.cellCount()}};
+            {"grid_points", asset.surfaceGrid.pointCount()}};
 }
 
 int build(const std::string& input, const std::string& output, const shatter::AssetOptions& options, bool force)
