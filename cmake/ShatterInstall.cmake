@@ -1,15 +1,16 @@
-# Installation and the exported package: find_package(Shatter) gives Shatter::Collision (and, once
-# it exists, Shatter::Fracture).
+# Installation and the exported package: find_package(Shatter) gives Shatter::Collision and
+# Shatter::Fracture.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(SHATTER_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Shatter)
-install(TARGETS shatter_collision EXPORT ShatterTargets
+install(TARGETS shatter_collision shatter_fracture EXPORT ShatterTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/plugin/include/shatter DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/fracture/include/shatter DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT ShatterTargets NAMESPACE Shatter:: DESTINATION ${SHATTER_CMAKE_DIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ShatterConfig.cmake.in

@@ -107,6 +107,9 @@ std::string describeVertex(const TriMesh& mesh, Index vertex)
 EdgeTable::EdgeTable(const TriMesh& mesh)
 {
     const std::size_t cornerCount = 3 * mesh.triangles.size();
+    offsets.push_back(0);
+    if (cornerCount == 0)
+        return; // also keeps GCC 12's -Warray-bounds from misreading the empty fill below
     auto corner = [&](std::size_t c)
     {
         const Triangle& tri = mesh.triangles[c / 3];
@@ -123,7 +126,6 @@ EdgeTable::EdgeTable(const TriMesh& mesh)
 
     halfEdges.reserve(cornerCount);
     cornerEdge.resize(cornerCount);
-    offsets.push_back(0);
     for (std::size_t i = 0; i < cornerCount; ++i)
     {
         const HalfEdge h = corner(order[i]);
@@ -138,8 +140,6 @@ EdgeTable::EdgeTable(const TriMesh& mesh)
         cornerEdge[order[i]] = Index(offsets.size() - 1);
     }
     offsets.push_back(Index(cornerCount));
-    if (cornerCount == 0)
-        offsets.resize(1);
 }
 
 Index EdgeTable::find(Index a, Index b) const

@@ -21,10 +21,10 @@ struct TetMesh
     Index surfaceNodeCount = 0;
 
     // Derived by buildConnectivity():
-    std::vector<Edge> edges;              ///< unique edges, each (low, high), sorted
-    std::vector<Index> neighborOffsets;   ///< CSR: neighbours of node i are neighbors[offsets[i], offsets[i+1])
-    std::vector<Index> neighbors;         ///< sorted per node
-    std::vector<Index> nodeTetOffsets;    ///< CSR: tets incident to node i
+    std::vector<Edge> edges;            ///< unique edges, each (low, high), sorted
+    std::vector<Index> neighborOffsets; ///< CSR: neighbours of node i are neighbors[offsets[i], offsets[i+1])
+    std::vector<Index> neighbors;       ///< sorted per node
+    std::vector<Index> nodeTetOffsets;  ///< CSR: tets incident to node i
     std::vector<Index> nodeTets;
 
     Index nodeCount() const { return Index(nodes.size()); }
@@ -36,9 +36,11 @@ struct TetMesh
     void buildConnectivity();
 };
 
-/// Local faces of a tet, each opposite to local node k = index, wound outward for a positive tet.
+/// Local faces of a tet, each opposite to local node k = index, wound clockwise seen from outside (their
+/// right-hand normals point into a positive tet); code that needs outward faces swaps two corners.
 inline constexpr std::array<std::array<int, 3>, 4> kTetFaces = {{{1, 3, 2}, {0, 2, 3}, {0, 3, 1}, {0, 1, 2}}};
 /// The six local edges of a tet.
-inline constexpr std::array<std::array<int, 2>, 6> kTetEdges = {{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}};
+inline constexpr std::array<std::array<int, 2>, 6> kTetEdges = {
+    {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}};
 
 } // namespace shatter

@@ -1,0 +1,151 @@
+// Private to the deformation models (fem_deformation.cpp, modal_deformation.cpp): the elastic
+// discretisation of one region (P1 tets, fracture_notes §1.3), the load, inertia relief, the per-tet
+// energy, and the per-region cache both models keep.
+//
+// Degrees of freedom live on *slots*, not nodes: a slot is a (component, node) pair, where components
+// are the face-connected parts of the region. A region whose parts touch only along an edge or at a
+// node (possible for a fragment's tet set) would otherwise have hinge mechanisms, zero-energy modes
+// beyond the six rigid ones that neither pinning nor a shift removes cleanly. Splitting the shared
+// node into one slot per component makes each component a free body with exactly six rigid modes (a
+// face-connected P1 tet set is rigid once one tet is: every added tet shares three fixed nodes). The
+// usual region — one object or one fragment — has one component and slots = nodes.
+#pragma once
+
+#include "shatter/asset.h"
+#include "shatter/fracture/material.h"
+#include "shatter/fracture/strain_energy.h"
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+namespace shatter::fracture::detail
+{
+
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+/// Lamé parameters from (E, ν): λ = Eν/((1+ν)(1−2ν)), μ = E/(2(1+ν)).
+struct Lame
+{
+    Real lambda = 0;
+    Real mu = 0;
+};
+Lame lameParameters(const Material& material);
+
+/// The P1 discretisation of one region; see the file comment for slots.
+struct ElasticRegion
+{
+    std::vector<Index> tets;                      ///< asset tet ids, increasing
+    std::vector<Index> nodes;                     ///< asset node ids of those tets, increasing
+    std::vector<std::array<Index, 4>> tetSlots;   ///< per region tet: its four slots
+    std::vector<Index> tetComponent;              ///< per region tet
+    std::vector<Real> tetVolume;                  ///< per region tet, > 0
+    std::vector<std::array<Vec3, 4>> tetGradient; ///< per region tet: ∇ of the four barycentric coordinates
+    std::vector<Index> slotNode;                  ///< per slot: index into `nodes`
+    std::vector<Vec3> slotPosition;               ///< per slot: rest position
+    std::vector<Real> slotVolume;                 ///< per slot: ¼ Σ incident tet volumes (lumped mass / ρ)
+    std::vector<Index> componentOffsets;          ///< slots of component c: [offsets[c], offsets[c+1])
+    std::vector<Index> boundarySlots;             ///< slots on a face of exactly one region tet, increasing
+    Real meanEdge = 0;                            ///< mean tet edge length of the asset
+
+    Index slotCount() const { return Index(slotNode.size()); }
+    Index dofCount() const { return 3 * slotCount(); }
+    Index componentCount() const { return Index(componentOffsets.size()) - 1; }
+};
+
+/// A validated, normalised region request: its sorted tets and the key of its cache entry.
+struct RegionKey
+{
+    std::uint64_t hash = 0; ///< of the asset's fingerprint and sizes, the tet ids and their node ids
+    Real youngsModulus = 0, poissonRatio = 0, density = 0;
+    int modes = 0;
+    bool operator==(const RegionKey&) const = default;
+};
+struct RegionRequest
+{
+    std::vector<Index> tets;
+    RegionKey key;
+};
+
+/// Checks the material and the tet ids (throws shatter::Error) and normalises the region.
+RegionRequest makeRequest(const Asset& asset, std::span<const Index> tets, const Material& material,
+                          int modes);
+
+/// Builds the discretisation of a normalised region.
+std::shared_ptr<const ElasticRegion> buildRegion(const Asset& asset, std::vector<Index> tets);
+
+/// Assembles K over the DOFs (3·slot + axis). dofMap[dof] is the DOF's row in the result, or −1 to
+/// drop it (pinned); `rows` is the size of the result. An empty dofMap keeps every DOF.
+SparseMatrix assembleStiffness(const ElasticRegion& region, const Lame& lame, std::span<const int> dofMap,
+                               int rows);
+
+/// The nodal load (3 × slotCount): each force spread over the boundary slots near its point with
+/// normalised Gaussian weights of standard deviation `radius` (fracture_notes §1.3).
+/// Throws shatter::Error for a non-finite force.
+Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces);
+
+/// Inertia relief (fracture_notes §1.3): per component, subtracts m_v (a + α × (x_v − c)) from each
+/// nodal force, where a and α are the rigid accelerations the net force and torque would cause with the
+/// lumped masses. The load is then self-equilibrated: zero net force and torque per component.
+void relieveInertia(const ElasticRegion& region, Real density, Eigen::VectorXd& load);
+
+/// Per-tet energy U_e = V_e (μ ε:ε + ½ λ (tr ε)²) of the displacement `u` (3 × slotCount), and the
+/// per-node sums (¼ of each incident tet, CVD §3.3), into a StrainEnergy over the region.
+StrainEnergy strainEnergy(const ElasticRegion& region, const Lame& lame, const Eigen::VectorXd& u);
+
+/// A least-recently-used cache of per-region entries, guarded by a mutex. Entries are immutable and
+/// shared, so callers solve on them without holding the lock.
+template <class Entry>
+class RegionCache
+{
+public:
+    explicit RegionCache(std::size_t capacity) : capacity(capacity) {}
+
+    /// The entry of `request`, built by build(request.tets) if it is not cached.
+    template <class Build>
+    std::shared_ptr<const Entry> findOrBuild(const RegionRequest& request, Build&& build)
+    {
+        const std::lock_guard lock(mutex);
+        for (auto it = items.begin(); it != items.end(); ++it)
+            if (it->key == request.key && it->tets == request.tets)
+            {
+                items.splice(items.begin(), items, it); // most recently used first
+                return items.front().entry;
+            }
+        // Built under the lock: two threads asking for the same new region factorise it once.
+        std::shared_ptr<const Entry> entry = build(request.tets);
+        items.push_front({request.key, request.tets, entry});
+        while (items.size() > capacity)
+            items.pop_back();
+        return entry;
+    }
+    void clear()
+    {
+        const std::lock_guard lock(mutex);
+        items.clear();
+    }
+    std::size_t size() const
+    {
+        const std::lock_guard lock(mutex);
+        return items.size();
+    }
+
+private:
+    struct Item
+    {
+        RegionKey key;
+        std::vector<Index> tets;
+        std::shared_ptr<const Entry> entry;
+    };
+    std::size_t capacity;
+    mutable std::mutex mutex;
+    std::list<Item> items;
+};
+
+} // namespace shatter::fracture::detail

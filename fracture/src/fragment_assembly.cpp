@@ -1,0 +1,135 @@
+// Fragment surfaces from the per-tet triangles (CVD §5): vertices are welded by their keys (the same
+// key always has the same position, fracture_vertex.cpp), triangles go to the fragment of their
+// piece, and each fragment's vertices are numbered in order of first use. Chunks are merged in region
+// order, so the meshes are identical for any thread count. Mass properties come from the closed
+// surface by the divergence theorem (fragment_mesh.h).
+#include "tessellation_detail.h"
+
+#include "shatter/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shatter::fracture::detail
+{
+
+void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<Index>& pieceFragment,
+                    Index fragmentCount, const TessellationOptions& /*options*/, FractureResult& result,
+                    TessellationStats& stats)
+{
+    std::unordered_map<VertexKey, Index, VertexKeyHash> global;
+    std::vector<Vec3> positions;
+    struct Tri
+    {
+        Index fragment;
+        std::array<Index, 3> v;
+        std::uint8_t crack;
+    };
+    std::vector<Tri> triangles;
+    std::vector<Index> remap;
+    for (const ChunkOutput& chunk : chunks)
+    {
+        remap.resize(chunk.keys.size());
+        for (std::size_t i = 0; i < chunk.keys.size(); ++i)
+        {
+            const auto [it, inserted] = global.try_emplace(chunk.keys[i], Index(positions.size()));
+            if (inserted)
+                positions.push_back(chunk.positions[i]);
+            remap[i] = it->second;
+        }
+        for (const OutTriangle& t : chunk.triangles)
+            triangles.push_back(
+                {pieceFragment[t.piece], {remap[t.v[0]], remap[t.v[1]], remap[t.v[2]]}, t.crack});
+    }
+    // Position weld: a point reached through two different keys (a corner of a clipped polytope that
+    // lies on more planes than its simplex needs, tessellation_region.cpp) has two positions that
+    // differ by round-off. Vertices closer than 1e-10 of the bounding diagonal are merged into the
+    // earliest one (ids in merge order: deterministic); triangles that collapse are dropped by both
+    // sides alike, which keeps every surface closed.
+    {
+        Aabb box;
+        for (const Vec3& p : positions)
+            box.grow(p);
+        const Real eps = 1e-10 * std::max(box.extent().norm(), Real(1e-300));
+        std::unordered_map<std::uint64_t, std::vector<Index>> grid;
+        auto cellOf = [&](const Vec3& p, int dx, int dy, int dz)
+        {
+            const auto q = [&](Real v, int d)
+            {
+                return std::uint64_t(std::int64_t(std::floor(v / eps)) + d) & 0x1fffff;
+            };
+            return q(p.x(), dx) | q(p.y(), dy) << 21 | q(p.z(), dz) << 42;
+        };
+        std::vector<Index> target(positions.size());
+        for (Index i = 0; i < positions.size(); ++i)
+        {
+            target[i] = i;
+            for (int dx = -1; dx <= 1 && target[i] == i; ++dx)
+                for (int dy = -1; dy <= 1 && target[i] == i; ++dy)
+                    for (int dz = -1; dz <= 1 && target[i] == i; ++dz)
+                    {
+                        const auto it = grid.find(cellOf(positions[i], dx, dy, dz));
+                        if (it == grid.end())
+                            continue;
+                        for (Index j : it->second)
+                            if ((positions[j] - positions[i]).norm() <= eps)
+                            {
+                                target[i] = j;
+                                break;
+                            }
+                    }
+            if (target[i] == i)
+                grid[cellOf(positions[i], 0, 0, 0)].push_back(i);
+            else
+                ++stats.weldedVertices;
+        }
+        std::vector<Tri> kept;
+        kept.reserve(triangles.size());
+        for (Tri t : triangles)
+        {
+            for (Index& v : t.v)
+                v = target[v];
+            if (t.v[0] != t.v[1] && t.v[1] != t.v[2] && t.v[0] != t.v[2])
+                kept.push_back(t);
+        }
+        triangles = std::move(kept);
+    }
+    stats.fractureVertices = 0;
+    for (const auto& [key, id] : global)
+        stats.fractureVertices += key.nodeCount >= 2;
+
+    // Per fragment, vertices numbered in order of first use (triangles stably grouped by fragment).
+    std::stable_sort(triangles.begin(), triangles.end(),
+                     [](const Tri& a, const Tri& b) { return a.fragment < b.fragment; });
+    std::vector<FragmentMesh> meshes(fragmentCount);
+    std::vector<Index> local(positions.size(), kInvalidIndex);
+    std::vector<Index> stamp(positions.size(), kInvalidIndex);
+    for (const Tri& t : triangles)
+    {
+        FragmentMesh& m = meshes[t.fragment];
+        Triangle tri;
+        for (int c = 0; c < 3; ++c)
+        {
+            const Index g = t.v[c];
+            if (stamp[g] != t.fragment)
+            {
+                stamp[g] = t.fragment;
+                local[g] = Index(m.surface.vertices.size());
+                m.surface.vertices.push_back(positions[g]);
+            }
+            tri[c] = local[g];
+        }
+        m.surface.triangles.push_back(tri);
+        m.crack.push_back(t.crack);
+    }
+    stats.triangles = 0;
+    stats.mass.clear();
+    for (Index f = 0; f < fragmentCount; ++f)
+    {
+        FragmentMesh& m = meshes[f];
+        stats.triangles += Index(m.surface.triangles.size());
+        result.meshes.push_back(std::make_shared<const FragmentMesh>(std::move(m)));
+    }
+}
+
+} // namespace shatter::fracture::detail

@@ -1,0 +1,113 @@
+// Fragments as connected components (CVD §5, fracture_notes §1.12): pieces (tet, site) of the parent
+// region are joined across a shared tet face when both touch it with positive area and carry the same
+// site. A Voronoi cell that falls apart (a concave object with a Euclidean metric) therefore gives
+// several fragments. Ids follow the first piece of each component in region order (tets increasing),
+// so they are deterministic. Empty pieces (a site of another fragment's node whose cell misses the
+// parent's piece, tessellation_region.cpp) get no fragment. A siteless piece (kNoSite; not produced at
+// present, kept as a safety net) joins the lowest adjacent piece it touches — only one, so it never
+// merges two components.
+#include "tessellation_detail.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace shatter::fracture::detail
+{
+
+namespace
+{
+
+Index findRoot(std::vector<Index>& up, Index i)
+{
+    while (up[i] != i)
+    {
+        up[i] = up[up[i]];
+        i = up[i];
+    }
+    return i;
+}
+
+// Local face of tet `other` made of the same nodes as face f of `tet`.
+int matchingFace(const Tet& tet, int f, const Tet& other)
+{
+    for (int g = 0; g < 4; ++g)
+    {
+        // Face g of `other` is opposite its node g: the face matches iff that node is not in `tet`'s face.
+        bool shared = true;
+        for (int k = 0; k < 4 && shared; ++k)
+            if (k != g)
+            {
+                bool found = false;
+                for (int j = 0; j < 4; ++j)
+                    found |= j != f && tet[j] == other[k];
+                shared = found;
+            }
+        if (shared)
+            return g;
+    }
+    return -1;
+}
+
+} // namespace
+
+Index pieceComponents(const Region& region, const TetMesh& mesh, std::vector<Index>& pieceFragment)
+{
+    const Index pieces = Index(region.pieceSite.size());
+    std::vector<Index> up(pieces);
+    std::iota(up.begin(), up.end(), Index(0));
+    std::vector<std::pair<Index, Index>> sliverLinks; // (sliver piece, lowest neighbour piece)
+    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    {
+        const Tet& tet = mesh.tets[region.tets[slot]];
+        for (int f = 0; f < 4; ++f)
+        {
+            const Index other = region.across[slot][f];
+            if (other == kInvalidIndex || region.tetSlot[other] == kInvalidIndex)
+                continue;
+            const Index oslot = region.tetSlot[other];
+            const int g = matchingFace(tet, f, mesh.tets[other]);
+            if (g < 0)
+                continue;
+            for (Index p = region.pieceStart[slot]; p < region.pieceStart[slot + 1]; ++p)
+            {
+                if (!(region.pieceTouch[p] & (1u << f)) || !(region.pieceTouch[p] & 0x80))
+                    continue;
+                for (Index q = region.pieceStart[oslot]; q < region.pieceStart[oslot + 1]; ++q)
+                {
+                    if (!(region.pieceTouch[q] & (1u << g)))
+                        continue;
+                    const bool sliverP = region.pieceSite[p] == kNoSite,
+                               sliverQ = region.pieceSite[q] == kNoSite;
+                    if (sliverP || sliverQ)
+                    {
+                        if (sliverP && !sliverQ)
+                            sliverLinks.emplace_back(p, q);
+                        continue;
+                    }
+                    if (region.pieceSite[p] == region.pieceSite[q])
+                        up[findRoot(up, p)] = findRoot(up, q);
+                }
+            }
+        }
+    }
+    std::sort(sliverLinks.begin(), sliverLinks.end());
+    for (std::size_t i = 0; i < sliverLinks.size(); ++i)
+        if (i == 0 || sliverLinks[i].first != sliverLinks[i - 1].first)
+            up[findRoot(up, sliverLinks[i].first)] = findRoot(up, sliverLinks[i].second);
+
+    pieceFragment.assign(pieces, kInvalidIndex);
+    std::vector<Index> rootFragment(pieces, kInvalidIndex);
+    Index count = 0;
+    for (Index p = 0; p < pieces; ++p)
+    {
+        if (!(region.pieceTouch[p] & 0x80))
+            continue; // empty piece: no fragment
+        const Index r = findRoot(up, p);
+        if (rootFragment[r] == kInvalidIndex)
+            rootFragment[r] = count++;
+        pieceFragment[p] = rootFragment[r];
+    }
+    return count;
+}
+
+} // namespace shatter::fracture::detail

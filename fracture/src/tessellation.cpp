@@ -1,0 +1,317 @@
+// tessellate() (tessellation.h): checks the labelling, finds the parent's region, builds the adjusted
+// values, tessellates the region tets in parallel (fixed chunks, merged in order: deterministic for
+// any thread count), numbers the fragments, and fills the FractureResult.
+#include "tessellation_detail.h"
+
+#include "shatter/error.h"
+#include "shatter/parallel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace shatter::fracture
+{
+
+using namespace detail;
+
+namespace
+{
+
+void checkInput(const ObjectState& state, const VoronoiLabelling& labels, const TessellationOptions& options)
+{
+    const char* source = "tessellate";
+    if (!state.alive(labels.parent))
+        throw Error(source,
+                    "the labelling's parent " + std::to_string(labels.parent) + " is not a live fragment");
+    if (labels.labels.size() != labels.nodes.size())
+        throw Error(source, "the labelling needs one label per node");
+    if (labels.dimension < 1 ||
+        labels.nodeCoords.size() != labels.nodes.size() * std::size_t(labels.dimension) ||
+        labels.siteCoords.size() != std::size_t(labels.siteCount) * std::size_t(labels.dimension))
+        throw Error(source, "the labelling's coordinates do not match its dimension, nodes and sites");
+    if (labels.nodes.size() != state.field().fragmentNodeCount(labels.parent))
+        throw Error(source, "the labelling covers " + std::to_string(labels.nodes.size()) +
+                                " nodes but fragment " + std::to_string(labels.parent) + " has " +
+                                std::to_string(state.field().fragmentNodeCount(labels.parent)));
+    for (std::size_t i = 0; i < labels.nodes.size(); ++i)
+    {
+        if (labels.nodes[i] >= state.asset().tetMesh.nodeCount() ||
+            state.field().node(labels.nodes[i]).fragment != labels.parent)
+            throw Error(source,
+                        "labelling node " + std::to_string(labels.nodes[i]) + " is not a node of the parent");
+        if (labels.labels[i] >= labels.siteCount)
+            throw Error(source, "a label is not below siteCount");
+    }
+    for (Real v : labels.nodeCoords)
+        if (!std::isfinite(v))
+            throw Error(source, "non-finite node coordinate");
+    for (Real v : labels.siteCoords)
+        if (!std::isfinite(v))
+            throw Error(source, "non-finite site coordinate");
+    if (!(options.edgeMargin > 0 && options.edgeMargin < 0.5) || !(options.dipMargin >= 0) ||
+        options.maxAdjustPasses < 1 || !(options.density > 0))
+        throw Error(
+            source,
+            "bad TessellationOptions (edgeMargin in (0, 0.5), dipMargin ≥ 0, passes ≥ 1, density > 0)");
+}
+
+void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region& region)
+{
+    const TetMesh& mesh = state.asset().tetMesh;
+    const FragmentField& field = state.field();
+    region.nodeEntry.assign(mesh.nodeCount(), kInvalidIndex);
+    for (std::size_t i = 0; i < labels.nodes.size(); ++i)
+        region.nodeEntry[labels.nodes[i]] = Index(i);
+    region.tetSlot.assign(mesh.tetCount(), kInvalidIndex);
+    std::vector<std::uint8_t> in(mesh.tetCount(), 0);
+    for (Index node : labels.nodes)
+        for (Index i = mesh.nodeTetOffsets[node]; i < mesh.nodeTetOffsets[node + 1]; ++i)
+            in[mesh.nodeTets[i]] = 1;
+    RegionRef ref;
+    for (Index t = 0; t < mesh.tetCount(); ++t)
+        if (!in[t] && field.isCut(t) && field.findRegion(t, labels.parent, ref))
+            in[t] = 1;
+    for (Index t = 0; t < mesh.tetCount(); ++t)
+        if (in[t])
+        {
+            region.tetSlot[t] = Index(region.tets.size());
+            region.tets.push_back(t);
+            region.precut.push_back(field.isCut(t) ? 1 : 0);
+        }
+    // Face neighbours: the other tet holding the three nodes of the face.
+    region.across.resize(region.tets.size());
+    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    {
+        const Index t = region.tets[slot];
+        const Tet& tet = mesh.tets[t];
+        for (int f = 0; f < 4; ++f)
+        {
+            const auto& c = kTetFaces[f];
+            Index other = kInvalidIndex;
+            const Index a = tet[c[0]];
+            for (Index i = mesh.nodeTetOffsets[a]; i < mesh.nodeTetOffsets[a + 1] && other == kInvalidIndex;
+                 ++i)
+            {
+                const Index u = mesh.nodeTets[i];
+                if (u == t)
+                    continue;
+                const Tet& o = mesh.tets[u];
+                auto has = [&](Index n)
+                {
+                    return o[0] == n || o[1] == n || o[2] == n || o[3] == n;
+                };
+                if (has(tet[c[1]]) && has(tet[c[2]]))
+                    other = u;
+            }
+            region.across[slot][f] = other;
+        }
+    }
+}
+
+// Pieces: the sites of each region tet's nodes (Region::nodeSite), increasing.
+void buildPieces(const TetMesh& mesh, Region& region)
+{
+    region.pieceStart.assign(1, 0);
+    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    {
+        const Tet& tet = mesh.tets[region.tets[slot]];
+        std::array<std::uint32_t, 4> sites;
+        int count = 0;
+        for (int k = 0; k < 4; ++k)
+        {
+            const std::uint32_t s = region.nodeSite[tet[k]];
+            if (std::find(sites.begin(), sites.begin() + count, s) == sites.begin() + count)
+                sites[count++] = s;
+        }
+        for (int i = 1; i < count; ++i) // insertion sort (≤ 4 entries)
+            for (int j = i; j > 0 && sites[j] < sites[j - 1]; --j)
+                std::swap(sites[j], sites[j - 1]);
+        if (count == 0)
+        {
+            region.pieceSite.push_back(kNoSite);
+            region.pieceTouch.push_back(0);
+        }
+        for (int i = 0; i < count; ++i)
+        {
+            region.pieceSite.push_back(sites[i]);
+            std::uint8_t touch = 0;
+            if (!region.precut[slot])
+                for (int f = 0; f < 4; ++f)
+                    for (int j : kTetFaces[f])
+                        if (region.nodeSite[tet[j]] == sites[i])
+                            touch |= std::uint8_t(1u << f);
+            region.pieceTouch.push_back(std::uint8_t(touch | 0x80)); // bit 7: not empty
+        }
+        region.pieceStart.push_back(Index(region.pieceSite.size()));
+    }
+}
+
+} // namespace
+
+FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labels,
+                          TessellationStats* statsOut, const TessellationOptions& options)
+{
+    const auto start = std::chrono::steady_clock::now();
+    checkInput(state, labels, options);
+    TessellationStats stats;
+    const TetMesh& mesh = state.asset().tetMesh;
+
+    Region region;
+    findRegion(state, labels, region);
+    stats.regionTets = Index(region.tets.size());
+    for (std::uint8_t p : region.precut)
+        (p ? stats.precutTets : stats.wholeTets)++;
+
+    assignNodeSites(state, labels, options, region);
+    buildPieces(mesh, region);
+
+    ValueTable table;
+    const TessContext ctx{state, labels, options, region, table, mesh.nodes};
+    buildValueTable(ctx, table, stats);
+
+    // Geometry, in fixed chunks of region tets.
+    constexpr Index kChunk = 128;
+    const Index chunkCount = (Index(region.tets.size()) + kChunk - 1) / kChunk;
+    std::vector<ChunkOutput> chunks(chunkCount);
+    std::vector<std::uint8_t> touch(region.pieceTouch);
+    parallelFor(chunkCount, options.threads,
+                [&](std::size_t begin, std::size_t end)
+                {
+                    for (std::size_t c = begin; c < end; ++c)
+                    {
+                        const Index first = Index(c) * kChunk;
+                        const Index last = std::min<Index>(first + kChunk, Index(region.tets.size()));
+                        for (Index slot = first; slot < last; ++slot)
+                        {
+                            if (region.precut[slot])
+                                emitPrecutTet(ctx, slot, chunks[c], touch);
+                            else
+                                emitWholeTet(ctx, slot, chunks[c]);
+                        }
+                    }
+                });
+    region.pieceTouch = std::move(touch);
+    for (const ChunkOutput& c : chunks)
+    {
+        stats.constrainedVertices += c.constrained;
+        stats.singularVertices += c.singular;
+        for (int s = 0; s < 4; ++s)
+            stats.schemes[s] += c.schemes[s];
+    }
+    for (Index t : region.tets)
+    {
+        bool parentNode = false;
+        for (Index n : mesh.tets[t])
+            parentNode |= region.nodeEntry[n] != kInvalidIndex;
+        stats.slivers += !parentNode;
+    }
+
+    std::vector<Index> pieceFragment;
+    const Index fragmentCount = pieceComponents(region, mesh, pieceFragment);
+    if (fragmentCount < 2)
+        throw Error("tessellate", "the labelling of fragment " + std::to_string(labels.parent) +
+                                      " does not split it (one connected piece)");
+
+    FractureResult result;
+    result.parent = labels.parent;
+    const FragmentId first = state.fragmentCount();
+    for (Index f = 0; f < fragmentCount; ++f)
+        result.fragments.push_back(first + f);
+    auto pieceOf = [&](Index slot, std::uint32_t site)
+    {
+        for (Index p = region.pieceStart[slot]; p < region.pieceStart[slot + 1]; ++p)
+            if (region.pieceSite[p] == site)
+                return p;
+        SHATTER_ASSERT(false, "a tet lacks the piece of its node's site");
+        return region.pieceStart[slot];
+    };
+    result.nodes = labels.nodes;
+    result.nodeFragments.resize(labels.nodes.size());
+    for (std::size_t i = 0; i < labels.nodes.size(); ++i)
+    {
+        const Index node = labels.nodes[i];
+        Index fragment = kInvalidIndex;
+        for (Index j = mesh.nodeTetOffsets[node];
+             j < mesh.nodeTetOffsets[node + 1] && fragment == kInvalidIndex; ++j)
+            fragment = pieceFragment[pieceOf(region.tetSlot[mesh.nodeTets[j]], labels.labels[i])];
+        SHATTER_ASSERT(fragment != kInvalidIndex, "a parent node in no non-empty piece");
+        result.nodeFragments[i] = first + fragment;
+    }
+
+    // Records: every tet with two or more pieces, and one-piece records for slivers.
+    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    {
+        const Index begin = region.pieceStart[slot], count = region.pieceStart[slot + 1] - begin;
+        const Tet& tet = mesh.tets[region.tets[slot]];
+        bool parentNode = false;
+        for (Index n : tet)
+            parentNode |= region.nodeEntry[n] != kInvalidIndex;
+        // One-piece record: part of the parent without any of its nodes (apply() needs to be told).
+        if (count < 2 && parentNode)
+            continue;
+        const bool sliver = region.pieceSite[begin] == kNoSite;
+        CutTetRecord rec;
+        rec.tet = region.tets[slot];
+        rec.count = std::uint8_t(count);
+        int used = 0;
+        for (Index i = 0; i < count; ++i)
+        {
+            if (pieceFragment[begin + i] == kInvalidIndex)
+                continue; // empty inside the parent's piece
+            rec.fragments[used] = first + pieceFragment[begin + i];
+            if (!sliver)
+                for (int k = 0; k < 4; ++k)
+                    rec.values[used][k] = table.value(tet[k], region.pieceSite[begin + i]);
+            ++used;
+        }
+        rec.count = std::uint8_t(used);
+        if (used == 0 || (used < 2 && parentNode))
+            continue;
+        result.cutTets.push_back(rec);
+    }
+
+    // Cut edges: parent edges whose nodes carry different sites (each crossed once, see values file).
+    std::vector<std::array<Index, 2>> edges;
+    for (Index t : region.tets)
+    {
+        const Tet& tet = mesh.tets[t];
+        for (const auto& e : kTetEdges)
+        {
+            Index a = tet[e[0]], b = tet[e[1]];
+            const Index ea = region.nodeEntry[a], eb = region.nodeEntry[b];
+            if (ea == kInvalidIndex || eb == kInvalidIndex || labels.labels[ea] == labels.labels[eb])
+                continue;
+            edges.push_back({std::min(a, b), std::max(a, b)});
+        }
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    for (const auto& e : edges)
+    {
+        const Index i0 = region.nodeEntry[e[0]], i1 = region.nodeEntry[e[1]];
+        const std::uint32_t a = labels.labels[i0], b = labels.labels[i1];
+        const Real d0 = table.value(e[0], a) - table.value(e[0], b),
+                   d1 = table.value(e[1], a) - table.value(e[1], b);
+        CutEdge cut;
+        cut.node0 = e[0];
+        cut.node1 = e[1];
+        cut.t = std::clamp(d0 / (d0 - d1), options.edgeMargin * 0.5, 1 - options.edgeMargin * 0.5);
+        cut.fragment0 = result.nodeFragments[i0];
+        cut.fragment1 = result.nodeFragments[i1];
+        result.cutEdges.push_back(cut);
+    }
+
+    assembleMeshes(chunks, pieceFragment, fragmentCount, options, result, stats);
+    for (Index f = 0; f < fragmentCount; ++f)
+        stats.mass.push_back(computeMassProperties(result.meshes[f]->surface, options.density,
+                                                   "fragment " + std::to_string(first + f)));
+    stats.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (statsOut)
+        *statsOut = std::move(stats);
+    return result;
+}
+
+} // namespace shatter::fracture

@@ -1,0 +1,139 @@
+// Internal data of the tessellation (tessellation.h): the per-(node, site) value table, fracture-vertex
+// keys, per-chunk output. Shared by tessellation*.cpp, fracture_vertex.cpp and fragment*.cpp only.
+#pragma once
+
+#include "shatter/fracture/tessellation.h"
+
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace shatter::fracture::detail
+{
+
+inline constexpr std::uint32_t kNoSite = 0xffffffffu;
+
+/// Values g_s(node) of every site s that is present in some region tet around the node (CSR over mesh
+/// nodes, sites increasing per node). These are the D_kf of eq. 13 after the adjustments of
+/// tessellation_values.cpp; records, cut edges and fracture vertices all read them, so they agree.
+struct ValueTable
+{
+    std::vector<Index> offsets; // per mesh node + 1
+    std::vector<std::uint32_t> sites;
+    std::vector<Real> values;
+
+    Index find(Index node, std::uint32_t site) const;
+    Real value(Index node, std::uint32_t site) const { return values[find(node, site)]; }
+};
+
+/// The parent's region and its pieces.
+struct Region
+{
+    std::vector<Index> tets;          ///< region tets, increasing
+    std::vector<std::uint8_t> precut; ///< per region tet: cut by an earlier fracture
+    std::vector<std::array<Index, 4>>
+        across; ///< per region tet: neighbour tet across local face k (kInvalidIndex: surface)
+    std::vector<Index> pieceStart; ///< per region tet + 1: its pieces
+    std::vector<std::uint32_t>
+        pieceSite; ///< site of each piece (kNoSite: sliver, see tessellation_region.cpp)
+    std::vector<std::uint8_t>
+        pieceTouch;               ///< bit k: touches local face k with positive area; bit 7: not empty
+    std::vector<Index> tetSlot;   ///< per mesh tet: region index or kInvalidIndex
+    std::vector<Index> nodeEntry; ///< per mesh node: entry in the labelling or kInvalidIndex
+    /// Per mesh node of a region tet: its site — the label for a parent node, the nearest site by the
+    /// extrapolated coordinates for another fragment's node (tessellation_values.cpp); else kNoSite.
+    std::vector<std::uint32_t> nodeSite;
+};
+
+/// A fracture vertex, identified by the simplex it lies in and the crack functions equal there
+/// (CVD §5: "computed from its sorted node ids only"). Functions are identified by their values at the
+/// simplex's nodes, so the same point reached from two tets (or from a canonical scheme and a clipped
+/// polytope) has the same key and the same position bit for bit. nodeCount 0 marks a polygon centre
+/// local to one tet (nodes = {tet, tag, index, 0}).
+struct VertexKey
+{
+    std::array<Index, 4> nodes{};
+    std::uint8_t nodeCount = 0;
+    std::uint8_t functionCount = 0;
+    std::array<std::uint8_t, 4> classOf{};       ///< functions in one class are equal at the vertex
+    std::array<std::array<Real, 4>, 4> values{}; ///< values[f][i]: function f at nodes[i]
+
+    bool operator==(const VertexKey& o) const;
+};
+
+struct VertexKeyHash
+{
+    std::size_t operator()(const VertexKey& k) const;
+};
+
+/// Sorts nodes and functions into the canonical order (functions by values, classes by first use).
+void canonicalize(VertexKey& key);
+
+enum class VertexStatus : std::uint8_t
+{
+    Exact,
+    Constrained, ///< solution outside the simplex, clamped to b ≥ 0 and renormalised (CVD §5)
+    Singular,    ///< singular system: the fallback position (centroid for eq. 13 vertices)
+};
+
+/// Position of a keyed vertex: eq. 13 (with the distance d eliminated) generalised to several classes
+/// of equal functions. `fallback` is used for a singular or mis-sized system.
+Vec3 solveVertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const Vec3* fallback,
+                 VertexStatus& status);
+
+struct OutTriangle
+{
+    Index piece = 0;
+    std::array<Index, 3> v{}; ///< indices into ChunkOutput::keys
+    std::uint8_t crack = 0;
+};
+
+/// Output of a chunk of region tets (merged in chunk order: deterministic for any thread count).
+struct ChunkOutput
+{
+    std::vector<VertexKey> keys;
+    std::vector<Vec3> positions;
+    std::vector<OutTriangle> triangles;
+    std::unordered_map<VertexKey, Index, VertexKeyHash> lookup;
+    Index constrained = 0, singular = 0;
+    std::array<Index, 4> schemes{};
+
+    Index vertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const Vec3* fallback = nullptr);
+    void triangle(Index piece, Index a, Index b, Index c, std::uint8_t crack);
+};
+
+/// Everything a tet needs (read-only, shared by the workers).
+struct TessContext
+{
+    const ObjectState& state;
+    const VoronoiLabelling& labels;
+    const TessellationOptions& options;
+    const Region& region;
+    const ValueTable& table;
+    const std::vector<Vec3>& meshNodes;
+};
+
+/// Fills Region::nodeSite (tessellation_values.cpp).
+void assignNodeSites(const ObjectState& state, const VoronoiLabelling& labels,
+                     const TessellationOptions& options, Region& region);
+/// Builds the value table and applies the adjustments (tessellation_values.cpp).
+void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStats& stats);
+/// Canonical schemes in a whole tet (tessellation_tet.cpp).
+void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out);
+/// Clipped parent piece in an earlier-cut tet (tessellation_region.cpp); sets pieceTouch of its pieces.
+void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::vector<std::uint8_t>& touch);
+/// Key of a point where the sites all take equal values on the simplex `nodes` (eq. 13).
+VertexKey siteVertexKey(const ValueTable& table, const Index* nodes, int nodeCount,
+                        const std::uint32_t* sites, int siteCount);
+VertexKey nodeKey(Index node);
+
+/// Connected components of pieces → new fragment index per piece (fragment_components.cpp). Returns
+/// the number of fragments.
+Index pieceComponents(const Region& region, const TetMesh& mesh, std::vector<Index>& pieceFragment);
+/// Welds the chunks into one mesh per fragment (fragment_assembly.cpp).
+void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<Index>& pieceFragment,
+                    Index fragmentCount, const TessellationOptions& options, FractureResult& result,
+                    TessellationStats& stats);
+
+} // namespace shatter::fracture::detail

@@ -1,0 +1,82 @@
+// Point location in a tet mesh (TVCG §4.3 uses a k-d tree; we use a uniform grid of tet lists, O(1)
+// expected): which tet holds a point, with its barycentric coordinates. Immutable after build, so
+// queries are const, allocation-free and safe from many threads at once.
+#pragma once
+
+#include "shatter/crack_geometry.h"
+#include "shatter/tet_mesh.h"
+
+#include <vector>
+
+namespace shatter
+{
+
+/// Settings of the TetLocator constructor; checked there.
+struct TetLocatorOptions
+{
+    /// Grid cell size as a multiple of the mean tet edge length (> 0).
+    Real cellFactor = 0.5;
+    /// A point belongs to a tet when all its barycentric coordinates are ≥ −tolerance (≥ 0).
+    Real tolerance = 1e-9;
+    /// Refuse grids with more cells than this; the cell size grows until the grid fits.
+    std::size_t maxCells = std::size_t(1) << 22;
+};
+
+/// Where a point lies: the tet holding it (kInvalidIndex outside the mesh) and its barycentric
+/// coordinates there.
+struct TetLocation
+{
+    Index tet = kInvalidIndex;
+    Bary bary = Bary::Zero();
+
+    bool found() const { return tet != kInvalidIndex; }
+};
+
+/// A uniform grid over the mesh bounds; each cell lists (in increasing order) the tets whose bounding
+/// box overlaps it. Each tet also stores the affine map to its barycentric coordinates.
+class TetLocator
+{
+public:
+    /// An empty locator: every point is outside.
+    TetLocator() = default;
+    /// Builds the grid; `mesh` needs only nodes and tets. Throws shatter::Error for bad options.
+    explicit TetLocator(const TetMesh& mesh, const TetLocatorOptions& options = {});
+
+    /// The tet holding p. Among the candidate tets the one whose smallest barycentric coordinate is
+    /// largest wins (ties: lowest tet index), so a point on a shared face gets a deterministic answer;
+    /// it must be ≥ −tolerance, else the point is outside (kInvalidIndex).
+    TetLocation locate(const Vec3& p) const;
+    /// Barycentric coordinates of p in tet t (also outside it).
+    Bary barycentric(Index t, const Vec3& p) const
+    {
+        const TetFrame& f = frames[t];
+        const Vec3 b = f.toBary * (p - f.origin);
+        return Bary(1 - b.sum(), b[0], b[1], b[2]);
+    }
+
+    bool empty() const { return frames.empty(); }
+    Real cellSize() const { return cell; }
+    std::array<Index, 3> dimensions() const { return dims; }
+    /// Mean and maximum number of tets listed per non-empty cell (a measure of query cost).
+    Real meanCellTets() const;
+    Index maxCellTets() const;
+
+private:
+    struct TetFrame
+    {
+        Mat3 toBary; // maps x − origin to barycentric coordinates 1..3
+        Vec3 origin; // node 0
+    };
+    static_assert(sizeof(TetFrame) == 96, "TetFrame is read per candidate tet; keep it compact");
+
+    std::vector<TetFrame> frames;
+    Vec3 origin = Vec3::Zero();
+    Real cell = 1;
+    Real inverseCell = 1;
+    std::array<Index, 3> dims = {0, 0, 0};
+    std::vector<Index> cellOffsets; // CSR over cells, x fastest
+    std::vector<Index> cellTets;
+    Real tolerance = 0;
+};
+
+} // namespace shatter

@@ -1,0 +1,455 @@
+// The fracturable sphere forest: updating sphere trees at fracture events (TVCG §6.2-6.3).
+//
+// An object starts with the asset's single tree over its tet nodes (§6.1: the interior nodes sit low
+// in the max-distance order, so before fracture they cost almost nothing). When fragment P breaks,
+// only P's tree is touched, in four passes, each proportional to that tree:
+//
+//  1. Tags (check). Every point of P gets the new fragment it belongs to: a tet node from the
+//     FractureResult's node labels; a crack point left by an earlier event from the cut-tet record of a
+//     tet around its edge (argmin of the record's linear functions g_f at its edge parameter t, the
+//     same rule as insideTest), or, where the event did not split P around that edge, from a labelled
+//     node of those tets. Everything is validated before anything changes.
+//  2. Split (§6.2, Fig. 7). Bottom-up, a node whose children lie in different fragments is a splitting
+//     node; it is replicated once per fragment among its children, each child goes to the copy of its
+//     fragment, the copies join the node's parent (so the split propagates upward), and single-child
+//     nodes are spliced out. The node itself serves as the copy of its own point's fragment, so only
+//     the other fragments cost a new node. Child order stays the max-distance order of §5.1.
+//  3. Restructure (§6.2). A copy has no point; it takes the point of its subtree closest to the
+//     original centre, which becomes the centre of every node on the branch down to where that point
+//     appears (sphere_forest_split.cpp). Branch-and-bound over the subtree spheres finds it, and the
+//     same bounds give exact radii for every node whose subtree changed.
+//  4. New surface points (§6.3, Fig. 8). Two per cut edge, one per side, each under the edge endpoint
+//     of its own fragment, at the deepest instance of that point whose radius still exceeds the
+//     distance (the highest instance if none does); radii grow along the path to the root.
+//
+// SCA'12's naive update (RestructureMethod::Sca2012) replaces 2-4 by re-parenting to the closest
+// ancestor of the same fragment and inserting under the highest instance, for comparison (Fig. 6).
+//
+// Crack points sit exactly at (1 − t)·p0 + t·p1 on both sides, not nudged into their fragments. Both are
+// true samples of the crack surface, which the two fragments share; a nudge would trade that for a
+// sign that the distance field decides anyway with its own tie rule on the crack plane. Where the
+// fragments touch, a point of A on the crack is then either "inside B" with depth ≈ 0 or outside at
+// distance ≈ 0, and Algorithm 1's positive tolerance ε (sphere_tree_query.h) turns both into contacts.
+//
+// Nodes freed by splicing go on a free list and are reused by later copies and insertions, so the node
+// array stays bounded by about twice the number of points ever inserted.
+//
+// Cost. Every pass above is a walk over scattered nodes, so the update is bound by memory latency
+// more than by arithmetic. The constructor therefore lays the asset's tree out breadth first with
+// siblings side by side, and stores as leaves the nodes whose subtree is only copies of their own
+// point (buildSphereTree repeats every point down to the last level; those tails are about 30 % of
+// its nodes, carry no sphere and would be walked by every pass). Radius growth at insertion treats a
+// point's chain of own copies as one step (same centre, radii growing upward). ObjectState checks
+// the result once for the whole state and then calls applyChecked().
+#include "sphere_forest_edit.h"
+
+#include "shatter/asset.h"
+#include "shatter/crack_geometry.h"
+
+#include <string>
+
+namespace shatter
+{
+namespace
+{
+
+const char* const kSource = "FractureResult";
+
+/// reserve() that keeps push_back's geometric growth, so that repeated events stay amortised O(1).
+template <class T>
+void reserveMore(std::vector<T>& v, std::size_t extra)
+{
+    if (v.size() + extra > v.capacity())
+        v.reserve(std::max(v.size() + extra, 2 * v.capacity()));
+}
+
+std::string str(std::uint64_t v)
+{
+    return std::to_string(v);
+}
+
+/// True if the subtree of v holds nothing but copies of v's point (a leaf's own-copy tail).
+bool ownCopiesOnly(const SphereTree& tree, Index v)
+{
+    for (;; v = tree.nodes[v].firstChild)
+    {
+        const SphereNode& node = tree.nodes[v];
+        if (node.firstChild == kInvalidIndex)
+            return true;
+        if (node.childCount != 1 || tree.nodes[node.firstChild].point != node.point)
+            return false;
+    }
+}
+
+/// The initial tree in the forest's layout: breadth first with the children of a node stored together
+/// (in their max-distance order), and a node whose subtree is only copies of its own point stored as
+/// a leaf. buildSphereTree repeats every point on all levels below its first one, so such tails are
+/// about a third of its nodes; they carry no sphere (radius 0, same centre), Algorithm 1 never enters
+/// them (a radius-0 node is only descended into when its point is a contact, whose copies add
+/// nothing), and Fig. 8 never inserts below them (it needs a radius larger than the distance), but
+/// every update would walk them. The split (§6.2) removes single-child nodes the same way.
+SphereTree compactTree(const SphereTree& in)
+{
+    SphereTree out;
+    out.points = in.points;
+    out.pointNode.assign(in.points.size(), kInvalidIndex);
+    out.roots.assign(1, 0);
+    out.nodes.reserve(in.nodes.size());
+    std::vector<Index> source; // per node of `out`: its node in `in`
+    source.reserve(in.nodes.size());
+    auto copy = [&](Index v, Index parent)
+    {
+        SphereNode node;
+        node.point = in.nodes[v].point;
+        node.level = in.nodes[v].level;
+        node.radius = in.nodes[v].radius;
+        node.parent = parent;
+        out.nodes.push_back(node);
+        source.push_back(v);
+        return Index(out.nodes.size() - 1);
+    };
+    copy(in.roots[0], kInvalidIndex);
+    for (Index i = 0; i < out.nodeCount(); ++i)
+    {
+        const Index v = source[i];
+        if (out.pointNode[out.nodes[i].point] == kInvalidIndex) // breadth first meets the highest copy first
+            out.pointNode[out.nodes[i].point] = i;
+        if (ownCopiesOnly(in, v))
+        {
+            out.nodes[i].radius = 0;
+            continue;
+        }
+        Index previous = kInvalidIndex;
+        for (const Index c : in.children(v))
+        {
+            const Index w = copy(c, i);
+            (previous == kInvalidIndex ? out.nodes[i].firstChild : out.nodes[previous].nextSibling) = w;
+            ++out.nodes[i].childCount;
+            previous = w;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+SphereForest::SphereForest(const SphereTree& initial)
+{
+    if (initial.roots.size() != 1 || initial.pointCount() == 0 ||
+        initial.pointNode.size() != initial.points.size())
+        throw Error("SphereForest", "needs a single non-empty sphere tree (got " + str(initial.roots.size()) +
+                                        " roots over " + str(initial.pointCount()) + " points)");
+    data = compactTree(initial);
+    tetNodes = data.pointCount();
+    pointTag.assign(tetNodes, 0);
+    fragmentRoot.assign(1, data.roots[0]);
+    fragmentLive.assign(1, 1);
+    // Scratch for the first events, sized here rather than at fracture time.
+    scratch.pointStamp.assign(2 * std::size_t(tetNodes), 0);
+    scratch.newTag.assign(2 * std::size_t(tetNodes), kNoFragment);
+    scratch.nodeTag.assign(2 * data.nodes.size(), kNoFragment);
+    scratch.tail.assign(2 * data.nodes.size(), kInvalidIndex);
+}
+
+SphereForest::SphereForest(const Asset& asset) : SphereForest(asset.sphereTree)
+{
+    scratch.tetStamp.assign(asset.tetMesh.tetCount(), 0);
+    scratch.tetRecord.assign(asset.tetMesh.tetCount(), kInvalidIndex);
+    if (asset.tetMesh.nodeCount() != tetNodes)
+        throw Error(asset.name.empty() ? std::string("<asset>") : asset.name,
+                    "the sphere tree has " + str(tetNodes) + " points for " + str(asset.tetMesh.nodeCount()) +
+                        " tet nodes");
+}
+
+void SphereForest::check(const FractureResult& r, const TetMesh& mesh)
+{
+    scratch.checked = nullptr;
+    if (mesh.nodeCount() != tetNodes)
+        throw Error(kSource, "the tet mesh has " + str(mesh.nodeCount()) + " nodes, the sphere forest " +
+                                 str(tetNodes));
+    if (mesh.nodeTetOffsets.size() != std::size_t(tetNodes) + 1)
+        throw Error(kSource, "the tet mesh has no connectivity (TetMesh::buildConnectivity)");
+    if (!alive(r.parent))
+        throw Error(kSource, "parent fragment " + str(r.parent) + " is not alive in the sphere forest");
+    const FragmentId firstNew = fragmentCount();
+    const FragmentId count = FragmentId(r.fragments.size());
+    if (count == 0)
+        throw Error(kSource, "no new fragments");
+    for (FragmentId i = 0; i < count; ++i)
+        if (r.fragments[i] != firstNew + i)
+            throw Error(kSource, "new fragment ids must be the next free ids: expected " + str(firstNew + i) +
+                                     ", got " + str(r.fragments[i]));
+    auto isNew = [&](FragmentId f)
+    {
+        return f >= firstNew && f - firstNew < count;
+    };
+    if (r.nodes.size() != r.nodeFragments.size())
+        throw Error(kSource, "nodes and nodeFragments differ in length");
+
+    Scratch& s = scratch;
+    if (s.pointStamp.size() < pointCount())
+    {
+        s.pointStamp.resize(std::max<std::size_t>(pointCount(), 2 * s.pointStamp.size()), 0);
+        s.newTag.resize(s.pointStamp.size(), kNoFragment);
+    }
+    if (++s.epoch == 0)
+    {
+        std::fill(s.pointStamp.begin(), s.pointStamp.end(), 0);
+        std::fill(s.nodeStamp.begin(), s.nodeStamp.end(), 0);
+        std::fill(s.tetStamp.begin(), s.tetStamp.end(), 0);
+        s.epoch = 1;
+    }
+    for (std::size_t i = 0; i < r.nodes.size(); ++i)
+    {
+        const Index n = r.nodes[i];
+        if (n >= tetNodes || pointTag[n] != r.parent || s.pointStamp[n] == s.epoch)
+            throw Error(kSource, "node " + str(n) + " is out of range, listed twice or not in fragment " +
+                                     str(r.parent));
+        if (!isNew(r.nodeFragments[i]))
+            throw Error(kSource, "node " + str(n) + " is labelled " + str(r.nodeFragments[i]) +
+                                     ", not one of the new fragments");
+        s.pointStamp[n] = s.epoch;
+        s.newTag[n] = r.nodeFragments[i];
+    }
+    for (const CutTetRecord& rec : r.cutTets)
+    {
+        bool ok = rec.tet < mesh.tetCount() && rec.count >= 1 && rec.count <= 4;
+        for (int i = 0; ok && i < rec.count; ++i)
+            ok = isNew(rec.fragments[i]);
+        if (!ok)
+            throw Error(kSource, "cut tet record of tet " + str(rec.tet) + " is malformed");
+    }
+    for (const CutEdge& e : r.cutEdges)
+        if (e.node0 >= tetNodes || e.node1 >= tetNodes || e.node0 == e.node1 || !(e.t > 0 && e.t < 1) ||
+            !isNew(e.fragment0) || !isNew(e.fragment1) || e.fragment0 == e.fragment1)
+            throw Error(kSource, "cut edge (" + str(e.node0) + ", " + str(e.node1) + ") is malformed");
+
+    // Records by tet, to classify old crack points.
+    if (s.tetStamp.size() < mesh.tetCount())
+    {
+        s.tetStamp.resize(mesh.tetCount(), 0);
+        s.tetRecord.resize(mesh.tetCount(), kInvalidIndex);
+    }
+    for (std::size_t i = 0; i < r.cutTets.size(); ++i)
+    {
+        const Index t = r.cutTets[i].tet;
+        if (s.tetStamp[t] == s.epoch)
+            throw Error(kSource, "tet " + str(t) + " has two cut tet records");
+        s.tetStamp[t] = s.epoch;
+        s.tetRecord[t] = Index(i);
+    }
+
+    ForestEditor editor(*this);
+    editor.collectBreadthFirst(fragmentRoot[r.parent], s.order);
+    s.crackPointsOfParent.clear();
+    for (const Index v : s.order)
+    {
+        const Index p = data.nodes[v].point;
+        if (p < tetNodes)
+        {
+            if (s.pointStamp[p] != s.epoch)
+                throw Error(kSource,
+                            "tet node " + str(p) + " of fragment " + str(r.parent) + " has no label");
+        }
+        else if (data.pointNode[p] == v)
+        {
+            s.newTag[p] = classifyCrackPoint(p, r, mesh);
+            s.pointStamp[p] = s.epoch;
+            s.crackPointsOfParent.push_back(p);
+        }
+    }
+    s.checked = &r;
+}
+
+FragmentId SphereForest::classifyCrackPoint(Index p, const FractureResult& r, const TetMesh& mesh) const
+{
+    const Scratch& s = scratch;
+    const CrackPoint& cp = crackPoint(p);
+    for (Index i = mesh.nodeTetOffsets[cp.node0]; i < mesh.nodeTetOffsets[cp.node0 + 1]; ++i)
+    {
+        const Index t = mesh.nodeTets[i];
+        const Tet& tet = mesh.tets[t];
+        const auto b1 = std::find(tet.begin(), tet.end(), cp.node1);
+        if (s.tetStamp[t] != s.epoch || b1 == tet.end())
+            continue;
+        const CutTetRecord& rec = r.cutTets[s.tetRecord[t]];
+        Bary b = Bary::Zero();
+        b[std::find(tet.begin(), tet.end(), cp.node0) - tet.begin()] = 1 - cp.t;
+        b[b1 - tet.begin()] = cp.t;
+        return rec.fragments[argminCrackFunction(rec.values, rec.count, b)];
+    }
+    // The event did not split the parent around this edge: all of its region there has one label.
+    auto labelled = [&](Index n)
+    {
+        return s.pointStamp[n] == s.epoch;
+    };
+    const Index nearer = cp.t < 0.5 ? cp.node0 : cp.node1;
+    const Index farther = cp.t < 0.5 ? cp.node1 : cp.node0;
+    if (labelled(nearer))
+        return s.newTag[nearer];
+    if (labelled(farther))
+        return s.newTag[farther];
+    for (Index i = mesh.nodeTetOffsets[cp.node0]; i < mesh.nodeTetOffsets[cp.node0 + 1]; ++i)
+    {
+        const Tet& tet = mesh.tets[mesh.nodeTets[i]];
+        if (std::find(tet.begin(), tet.end(), cp.node1) == tet.end())
+            continue;
+        for (const Index n : tet)
+            if (labelled(n))
+                return s.newTag[n];
+    }
+    throw Error(kSource, "crack point " + str(p) + " on edge (" + str(cp.node0) + ", " + str(cp.node1) +
+                             ") lies in no cut tet record and next to no labelled node");
+}
+
+void SphereForest::apply(const FractureResult& r, const TetMesh& mesh, RestructureMethod method,
+                         ForestUpdateReport* report)
+{
+    check(r, mesh);
+    applyChecked(r, mesh, method, report);
+}
+
+void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, RestructureMethod method,
+                                ForestUpdateReport* report)
+{
+    SHATTER_ASSERT(scratch.checked == &r, "applyChecked() needs a check() of the same result first");
+    scratch.checked = nullptr;
+    ForestUpdateReport local;
+    ForestEditor editor(*this);
+    Scratch& s = scratch;
+    const FragmentId parent = r.parent;
+    const FragmentId firstNew = fragmentCount();
+    const FragmentId count = FragmentId(r.fragments.size());
+    const Index top = fragmentRoot[parent];
+    local.subtreeNodes = Index(s.order.size());
+
+    // The parent's points take their new tags: its tet nodes are exactly r.nodes (check() verified
+    // it), its old crack points are those check() classified.
+    for (std::size_t i = 0; i < r.nodes.size(); ++i)
+        pointTag[r.nodes[i]] = r.nodeFragments[i];
+    for (const Index p : s.crackPointsOfParent)
+        pointTag[p] = s.newTag[p];
+    fragmentRoot.resize(firstNew + count, kInvalidIndex);
+    fragmentLive.resize(firstNew + count, 1);
+    fragmentRoot[parent] = kInvalidIndex;
+    fragmentLive[parent] = 0;
+    s.newRoots.assign(count, kInvalidIndex);
+    // Room for the copies (at most one per node of the parent's tree) and the crack points with their
+    // own copies, so that neither the nodes nor the scratch indexed by node grow piecemeal.
+    const std::size_t added = 2 * r.cutEdges.size();
+    reserveMore(data.nodes, s.order.size() + 2 * added);
+    if (s.nodeTag.size() < data.nodes.size() + s.order.size() + 2 * added)
+        editor.growNodeScratch(data.nodes.capacity());
+    if (top != kInvalidIndex)
+    {
+        if (method == RestructureMethod::Tvcg2013)
+            editor.splitTvcg(top, firstNew, local);
+        else
+            editor.splitSca(top, firstNew, local);
+    }
+    for (FragmentId i = 0; i < count; ++i)
+        fragmentRoot[firstNew + i] = s.newRoots[i];
+
+    // New surface points (§6.3), two per cut edge, in three passes: the per-point arrays in bulk, then
+    // every point's anchor (independent lookups, which the memory system overlaps), then the tree
+    // edits in cut-edge order (each one's radii feed the next one's Fig. 8 level choice).
+    const Index firstPoint = data.pointCount();
+    const std::size_t pointTotal = std::size_t(firstPoint) + added;
+    reserveMore(data.points, added);
+    reserveMore(data.pointNode, added);
+    reserveMore(pointTag, added);
+    reserveMore(crackPoints, added);
+    data.points.resize(pointTotal);
+    data.pointNode.resize(pointTotal, kInvalidIndex);
+    pointTag.resize(pointTotal);
+    crackPoints.resize(pointTotal - tetNodes);
+    for (std::size_t i = 0; i < r.cutEdges.size(); ++i)
+    {
+        const CutEdge& e = r.cutEdges[i];
+        const Index a = firstPoint + Index(2 * i);
+        data.points[a] = data.points[a + 1] = (1 - e.t) * mesh.nodes[e.node0] + e.t * mesh.nodes[e.node1];
+        pointTag[a] = e.fragment0;
+        pointTag[a + 1] = e.fragment1;
+        crackPoints[a - tetNodes] = crackPoints[a + 1 - tetNodes] =
+            e.node0 < e.node1 ? CrackPoint{e.node0, e.node1, e.t} : CrackPoint{e.node1, e.node0, 1 - e.t};
+    }
+    // The anchor of a crack point is the highest node of the edge endpoint on its side, else of the
+    // other endpoint; kInvalidIndex leaves the search for insertCrackPoint.
+    s.anchors.resize(added);
+    for (std::size_t i = 0; i < r.cutEdges.size(); ++i)
+    {
+        const CutEdge& e = r.cutEdges[i];
+        auto anchor = [&](FragmentId f, Index own, Index other)
+        {
+            return pointTag[own] == f     ? data.pointNode[own]
+                   : pointTag[other] == f ? data.pointNode[other]
+                                          : kInvalidIndex;
+        };
+        s.anchors[2 * i] = anchor(e.fragment0, e.node0, e.node1);
+        s.anchors[2 * i + 1] = anchor(e.fragment1, e.node1, e.node0);
+    }
+    for (std::size_t k = 0; k < added; ++k)
+        insertCrackPoint(firstPoint + Index(k), s.anchors[k], mesh, method, local);
+
+    data.roots.clear();
+    for (FragmentId f = 0; f < fragmentCount(); ++f)
+        if (fragmentRoot[f] != kInvalidIndex)
+            data.roots.push_back(fragmentRoot[f]);
+    if (report)
+        *report = local;
+}
+
+void SphereForest::insertCrackPoint(Index point, Index anchor, const TetMesh& mesh, RestructureMethod method,
+                                    ForestUpdateReport& report)
+{
+    ForestEditor editor(*this);
+    const Vec3 p = data.points[point];
+    const FragmentId f = pointTag[point];
+    ++report.insertedPoints;
+    if (fragmentRoot[f] == kInvalidIndex) // a fragment without tet nodes: its first crack point is its root
+    {
+        fragmentRoot[f] = data.pointNode[point] = editor.allocate(point, 0);
+        return;
+    }
+    if (anchor == kInvalidIndex)
+    {
+        // An edge crossed several times: the closest node of f around the edge, else of f's tree.
+        const CrackPoint& where = crackPoint(point);
+        ++report.nearestParents;
+        Index closest = kInvalidIndex;
+        Real best = std::numeric_limits<Real>::infinity();
+        for (Index i = mesh.nodeTetOffsets[where.node0]; i < mesh.nodeTetOffsets[where.node0 + 1]; ++i)
+        {
+            const Tet& tet = mesh.tets[mesh.nodeTets[i]];
+            if (std::find(tet.begin(), tet.end(), where.node1) == tet.end())
+                continue;
+            for (const Index n : tet)
+                if (const Real d2 = squaredDistance(data.points[n], p); pointTag[n] == f && d2 < best)
+                {
+                    best = d2;
+                    closest = n;
+                }
+        }
+        anchor =
+            closest != kInvalidIndex ? data.pointNode[closest] : editor.nearest(fragmentRoot[f], p, true);
+    }
+    Index parent = anchor;
+    if (method == RestructureMethod::Tvcg2013)
+    {
+        // Fig. 8: down the anchor point's chain (its own copies are first children) to the deepest
+        // instance whose sphere is still larger than the distance. Radii only shrink along the chain
+        // (same centre, fewer descendants), so the walk ends at the first one that is not.
+        const Index anchorPoint = data.nodes[anchor].point;
+        const Real d = std::sqrt(squaredDistance(data.points[anchorPoint], p));
+        for (Index c = data.nodes[anchor].firstChild;
+             c != kInvalidIndex && data.nodes[c].point == anchorPoint && data.nodes[c].radius > d;
+             c = data.nodes[c].firstChild)
+            parent = c;
+    }
+    const Index v = editor.allocate(point, data.nodes[parent].level + 1);
+    editor.adopt(parent, v);
+    data.pointNode[point] = v;
+    editor.growRadii(parent, p);
+}
+
+} // namespace shatter

@@ -1,0 +1,240 @@
+// The two ways of turning the parent's sphere tree into one tree per new fragment (TVCG §6.2 and
+// SCA'12 §5.2). Both run on the parent's tree only, listed breadth first in scratch.order, with the
+// points already carrying their new tags; see the essay in sphere_forest.cpp.
+#include "sphere_forest_edit.h"
+
+namespace shatter
+{
+
+// TVCG §6.2, bottom-up. After a node's children are done, each child heads a subtree of a single
+// fragment (a "child" may be a copy made one level down, or a subtree spliced up). If they all agree,
+// the node belongs to that fragment too (its own copy is among them). Otherwise it is a splitting
+// node: its children are grouped by fragment (stable, so max-distance order survives); the group of
+// the node's own point stays with the node, every other group gets a copy of the node, placed right
+// after it among its parent's children so the split propagates upward when the parent is processed.
+// A group of one child needs no copy (it would be a single-child node): the child moves up in its
+// place. The node itself is spliced out the same way if only its own copy is left.
+void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport& report)
+{
+    const std::vector<FragmentId>& tag = forest.pointTag;
+    s.topLevel.assign(1, root);
+    for (auto it = s.order.rbegin(); it != s.order.rend(); ++it)
+    {
+        const Index v = *it;
+        const Index first = node(v).firstChild;
+        const FragmentId own = tag[node(v).point];
+        if (first == kInvalidIndex)
+        {
+            s.nodeTag[v] = own;
+            continue;
+        }
+        bool same = true;
+        for (Index c = node(first).nextSibling; c != kInvalidIndex && same; c = node(c).nextSibling)
+            same = s.nodeTag[c] == s.nodeTag[first];
+        if (same)
+        {
+            SHATTER_ASSERT(s.nodeTag[first] == own, "a node's own copy lies in its subtree");
+            s.nodeTag[v] = own;
+            continue;
+        }
+
+        ++report.splittingNodes;
+        s.children.clear();
+        s.groups.clear();
+        for (Index c = first; c != kInvalidIndex;)
+        {
+            const Index next = node(c).nextSibling;
+            node(c).parent = kInvalidIndex;
+            node(c).nextSibling = kInvalidIndex;
+            s.children.push_back(c);
+            if (std::find(s.groups.begin(), s.groups.end(), s.nodeTag[c]) == s.groups.end())
+                s.groups.push_back(s.nodeTag[c]);
+            c = next;
+        }
+        node(v).firstChild = kInvalidIndex;
+        node(v).childCount = 0;
+        SHATTER_ASSERT(s.groups.front() == own, "the own copy is the first child");
+
+        const bool top = node(v).parent == kInvalidIndex;
+        const Vec3 target = center(v);
+        Index previous = v;
+        auto place = [&](Index x)
+        {
+            if (top)
+                s.topLevel.push_back(x);
+            else
+                insertAfter(previous, x);
+            previous = x;
+        };
+        for (const FragmentId g : s.groups)
+        {
+            Index count = 0, only = kInvalidIndex;
+            for (const Index c : s.children)
+                if (s.nodeTag[c] == g)
+                {
+                    ++count;
+                    only = c;
+                }
+            if (g != own && count == 1)
+            {
+                place(only);
+                continue;
+            }
+            const Index holder = g == own ? v : allocate(kInvalidIndex, node(v).level);
+            Index tail = kInvalidIndex;
+            for (const Index c : s.children)
+            {
+                if (s.nodeTag[c] != g)
+                    continue;
+                (tail == kInvalidIndex ? node(holder).firstChild : node(tail).nextSibling) = c;
+                node(c).parent = holder;
+                ++node(holder).childCount;
+                tail = c;
+            }
+            if (holder != v)
+            {
+                ++report.copies;
+                s.nodeTag[holder] = g;
+                place(holder);
+                restructure(holder, target);
+            }
+        }
+        s.nodeTag[v] = own;
+
+        if (node(v).childCount > 1)
+        {
+            node(v).radius = exactRadius(v, node(v).radius); // v only lost descendants
+            continue;
+        }
+        // Only the own copy is left: it takes v's place.
+        const Index c = node(v).firstChild;
+        node(v).firstChild = kInvalidIndex;
+        node(v).childCount = 0;
+        node(c).parent = kInvalidIndex;
+        if (top)
+            s.topLevel.front() = c;
+        else
+            replace(v, c);
+        if (tree.pointNode[node(c).point] == v)
+            tree.pointNode[node(c).point] = c;
+        release(v);
+        ++report.removed;
+    }
+    for (const Index x : s.topLevel)
+        s.newRoots[s.nodeTag[x] - firstNew] = x;
+}
+
+// TVCG §6.2, last paragraph: the copy n lacks a point. Take the point x of its subtree closest to the
+// original centre (favouring the max-distance order, whose point n stood for) and make x the centre of
+// every node on the branch from n down to x's highest node. A point y that leaves the branch this way
+// is not lost: the deepest branch node that held y has y's own copy among its other children, which
+// becomes y's highest node. Radii on the branch are recomputed bottom-up; nothing else changed.
+void ForestEditor::restructure(Index n, const Vec3& target)
+{
+    const Index np = nearest(n, target, false);
+    SHATTER_ASSERT(np != kInvalidIndex);
+    const Index x = node(np).point;
+    s.branch.clear();
+    for (Index b = node(np).parent; b != n; b = node(b).parent)
+        s.branch.push_back(b);
+    s.branch.push_back(n);
+    std::reverse(s.branch.begin(), s.branch.end()); // n, ..., parent of np
+    const std::size_t k = s.branch.size();
+    for (std::size_t i = 1; i < k; ++i)
+    {
+        const Index b = s.branch[i];
+        const Index next = i + 1 < k ? s.branch[i + 1] : np;
+        const Index y = node(b).point;
+        if (node(next).point == y)
+            continue;
+        Index copy = node(b).firstChild;
+        while (copy != kInvalidIndex && (copy == next || node(copy).point != y))
+            copy = node(copy).nextSibling;
+        SHATTER_ASSERT(copy != kInvalidIndex, "every internal node has its own copy");
+        tree.pointNode[y] = copy;
+    }
+    for (const Index b : s.branch)
+        node(b).point = x;
+    tree.pointNode[x] = n;
+    for (std::size_t i = 0; i < k; ++i)
+        moveToFront(i + 1 < k ? s.branch[i + 1] : np);
+    for (std::size_t i = k; i-- > 0;)
+        node(s.branch[i]).radius = exactRadius(s.branch[i]);
+}
+
+// SCA'12 §5.2: top-down, a node whose (original) parent now belongs to another fragment is hung under
+// its closest original ancestor of its own fragment, as the last child. With no such ancestor SCA'12
+// starts an extra root; to keep one tree per fragment (so Algorithm 1 starts from one node in both
+// methods) the first such node becomes the fragment's root and later ones hang under it, as if it
+// were their closest ancestor. No node is removed or created. Radii are recomputed bottom-up on every
+// node that lost or gained a child and on their new ancestors.
+void ForestEditor::splitSca(Index /*root*/, FragmentId firstNew, ForestUpdateReport& report)
+{
+    const std::vector<FragmentId>& tag = forest.pointTag;
+    s.children.clear();
+    const Index dirty = s.epoch;
+    auto markDirty = [&](Index v)
+    {
+        for (; v != kInvalidIndex && s.nodeStamp[v] != dirty; v = node(v).parent)
+            s.nodeStamp[v] = dirty;
+    };
+    if (s.nodeStamp.size() < tree.nodes.capacity())
+    {
+        s.nodeStamp.resize(tree.nodes.capacity(), 0);
+        s.originalParent.resize(tree.nodes.capacity(), kInvalidIndex);
+    }
+    for (const Index v : s.order)
+        s.originalParent[v] = node(v).parent;
+    for (const Index v : s.order)
+    {
+        const FragmentId f = tag[node(v).point];
+        const Index up = s.originalParent[v];
+        if (up == kInvalidIndex)
+        {
+            s.newRoots[f - firstNew] = v;
+            continue;
+        }
+        if (tag[node(up).point] == f)
+            continue;
+        Index a = s.originalParent[up];
+        while (a != kInvalidIndex && tag[node(a).point] != f)
+            a = s.originalParent[a];
+        s.children.push_back(node(v).parent); // loses v
+        unlink(v);
+        ++report.reparented;
+        if (a == kInvalidIndex)
+        {
+            Index& top = s.newRoots[f - firstNew];
+            if (top == kInvalidIndex)
+            {
+                top = v;
+                continue;
+            }
+            a = top;
+        }
+        adopt(a, v);
+        s.children.push_back(a); // gains v
+    }
+    // s.children collected the nodes whose child lists changed; mark them and their new ancestors
+    // (after all moves, so the ancestors are the final ones), then recompute bottom-up.
+    if (s.nodeStamp.size() < tree.nodes.size()) // own copies given to leaves (adopt)
+        s.nodeStamp.resize(tree.nodes.capacity(), 0);
+    for (const Index v : s.children)
+        markDirty(v);
+    s.order.clear();
+    for (const Index r : s.newRoots)
+    {
+        if (r == kInvalidIndex)
+            continue;
+        const std::size_t begin = s.order.size();
+        s.order.push_back(r);
+        for (std::size_t i = begin; i < s.order.size(); ++i)
+            for (Index c = node(s.order[i]).firstChild; c != kInvalidIndex; c = node(c).nextSibling)
+                s.order.push_back(c);
+    }
+    for (auto it = s.order.rbegin(); it != s.order.rend(); ++it)
+        if (s.nodeStamp[*it] == dirty)
+            node(*it).radius = exactRadius(*it);
+}
+
+} // namespace shatter

@@ -1,0 +1,226 @@
+// Acceptance 7 of the Bullet plugin (issue 5), TVCG §7's "plates" comparison: ten plates dropped into a
+// pile on a static plane, the same plate mesh as (a) FracturableShape (TVCG Algorithm 1 with
+// self-adapting contacts), (b) btGImpactMeshShape (Bullet's dynamic triangle mesh) and (c)
+// btConvexHullShape (the convex hull of the plate's vertices). Every variant has the same body frame
+// (centre of mass, principal axes), mass, inertia and start poses, so only the collision shape differs.
+//
+// Measured: narrow-phase time per step (the dispatcher's dispatchAllCollisionPairs, timed by a
+// subclass; broad phase and solver are excluded and identical), contacts per touching pair (contacts in
+// all manifolds / pairs with at least one contact, averaged over the steps), and the final pile height.
+// The fracturable benchmark also reports `speedup_vs_gimpact` and `speedup_vs_hull`: the baselines'
+// time per step divided by its own, both measured in this process.
+// SHATTER_BENCH_SMOKE=1 (set by ctest) simulates a few steps only.
+#include "bullet_world.h"
+
+#include "shatter/bullet_plugin.h"
+#include "shatter/fracturable_shape.h"
+
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+#include <BulletCollision/Gimpact/btGImpactShape.h>
+#include <benchmark/benchmark.h>
+#include <btBulletDynamicsCommon.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+
+namespace
+{
+
+using namespace shatter;
+using Clock = std::chrono::steady_clock;
+
+bool smokeMode()
+{
+    const char* value = std::getenv("SHATTER_BENCH_SMOKE");
+    return value != nullptr && std::string(value) != "" && std::string(value) != "0";
+}
+
+enum Variant : int
+{
+    kFracturable,
+    kGImpact,
+    kHull,
+};
+
+/// btCollisionDispatcher that times the narrow phase.
+class TimingDispatcher : public btCollisionDispatcher
+{
+public:
+    using btCollisionDispatcher::btCollisionDispatcher;
+    double seconds = 0;
+
+    void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& info,
+                                   btDispatcher* dispatcher) override
+    {
+        const auto start = Clock::now();
+        btCollisionDispatcher::dispatchAllCollisionPairs(pairCache, info, dispatcher);
+        seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    }
+};
+
+struct Measurement
+{
+    double secondsPerStep = 0;
+    double contactsPerPair = 0;
+    double maxContactsPerPair = 0;
+    double pileTop = 0; // highest body origin at the end
+};
+
+constexpr double kDt = 1.0 / 60.0;
+
+Measurement simulate(Variant variant, int steps)
+{
+    std::shared_ptr<ObjectState> state = test::freshState("plate.obj");
+    const TriMesh& surface = state->asset().surface;
+
+    auto config = makeCollisionConfiguration();
+    TimingDispatcher dispatcher(config.get());
+    if (variant == kFracturable)
+        registerCollisionAlgorithms(dispatcher);
+    if (variant == kGImpact)
+        btGImpactCollisionAlgorithm::registerAlgorithm(&dispatcher);
+    btDbvtBroadphase broadphase;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, config.get());
+    world.setGravity(btVector3(0, btScalar(-9.81), 0));
+
+    btStaticPlaneShape groundShape(btVector3(0, 1, 0), 0);
+    btRigidBody ground(0, nullptr, &groundShape);
+    world.addRigidBody(&ground);
+
+    // One shape per variant, shared by the ten plates, in the fracturable body frame.
+    FracturableBody made = makeFracturableBody(state, 0, Eigen::Isometry3d::Identity(), {2400, true});
+    std::vector<btVector3> bodyVertices;
+    for (const Vec3& v : surface.vertices)
+    {
+        const Vec3 b = made.materialToBody * v;
+        bodyVertices.emplace_back(btScalar(b.x()), btScalar(b.y()), btScalar(b.z()));
+    }
+    std::vector<int> indices;
+    for (const Triangle& t : surface.triangles)
+        indices.insert(indices.end(), {int(t[0]), int(t[1]), int(t[2])});
+    btTriangleIndexVertexArray meshArray(int(surface.triangles.size()), indices.data(), 3 * int(sizeof(int)),
+                                         int(bodyVertices.size()), &bodyVertices[0][0],
+                                         int(sizeof(btVector3)));
+    std::unique_ptr<btCollisionShape> shape;
+    if (variant == kFracturable)
+        shape = std::move(made.shape);
+    else if (variant == kGImpact)
+    {
+        auto gimpact = std::make_unique<btGImpactMeshShape>(&meshArray);
+        gimpact->setMargin(btScalar(0.0005));
+        gimpact->updateBound();
+        shape = std::move(gimpact);
+    }
+    else
+    {
+        auto hull = std::make_unique<btConvexHullShape>(&bodyVertices[0][0], int(bodyVertices.size()),
+                                                        int(sizeof(btVector3)));
+        hull->setMargin(btScalar(0.0005));
+        shape = std::move(hull);
+    }
+
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<std::unique_ptr<btRigidBody>> plates;
+    for (int i = 0; i < 10; ++i)
+    {
+        const Eigen::Matrix3d tilt =
+            Eigen::AngleAxisd(0.15 * u(rng), Vec3(u(rng), 0, u(rng)).normalized()).toRotationMatrix();
+        const Eigen::Isometry3d at =
+            test::placement(Vec3(0.03 * u(rng), 0.03 + 0.05 * i, 0.03 * u(rng)), tilt);
+        btRigidBody::btRigidBodyConstructionInfo info(made.mass, nullptr, shape.get(), made.localInertia);
+        info.m_startWorldTransform.setFromOpenGLMatrix(
+            Eigen::Matrix4d((at * made.materialToBody.inverse()).matrix()).cast<btScalar>().eval().data());
+        info.m_friction = btScalar(0.5);
+        plates.push_back(std::make_unique<btRigidBody>(info));
+        world.addRigidBody(plates.back().get());
+    }
+
+    Measurement m;
+    double contactSum = 0;
+    int contactSamples = 0;
+    for (int s = 0; s < steps; ++s)
+    {
+        world.stepSimulation(btScalar(kDt), 1, btScalar(kDt));
+        // Contacts per touching pair, over all manifolds of each pair.
+        std::map<std::pair<const void*, const void*>, int> pairs;
+        for (int i = 0; i < dispatcher.getNumManifolds(); ++i)
+        {
+            const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(i);
+            if (manifold->getNumContacts() == 0)
+                continue;
+            const void* a = manifold->getBody0();
+            const void* b = manifold->getBody1();
+            pairs[{std::min(a, b), std::max(a, b)}] += manifold->getNumContacts();
+        }
+        for (const auto& [key, count] : pairs)
+        {
+            contactSum += count;
+            ++contactSamples;
+            m.maxContactsPerPair = std::max(m.maxContactsPerPair, double(count));
+        }
+    }
+    m.secondsPerStep = dispatcher.seconds / steps;
+    m.contactsPerPair = contactSamples ? contactSum / contactSamples : 0;
+    for (const auto& p : plates)
+        m.pileTop = std::max(m.pileTop, double(p->getWorldTransform().getOrigin().y()));
+    for (const auto& p : plates)
+        world.removeRigidBody(p.get());
+    world.removeRigidBody(&ground);
+    if (variant == kFracturable)
+        unregisterCollisionAlgorithms(dispatcher);
+    return m;
+}
+
+int stepCount()
+{
+    return smokeMode() ? 20 : 300; // 5 s at 60 Hz: the pile forms and settles
+}
+
+/// Each variant is simulated once per process and cached, so the ratios compare the same runs.
+const Measurement& measured(Variant v)
+{
+    static std::map<int, Measurement> cache;
+    auto it = cache.find(v);
+    if (it == cache.end())
+        it = cache.emplace(v, simulate(v, stepCount())).first;
+    return it->second;
+}
+
+void BM_PlatePile(benchmark::State& state)
+{
+    const auto variant = Variant(state.range(0));
+    Measurement m;
+    for (auto _ : state)
+    {
+        m = measured(variant);
+        state.SetIterationTime(m.secondsPerStep);
+    }
+    state.counters["cd_ms_per_step"] = m.secondsPerStep * 1e3;
+    state.counters["contacts_per_pair"] = m.contactsPerPair;
+    state.counters["max_contacts_per_pair"] = m.maxContactsPerPair;
+    state.counters["pile_top_m"] = m.pileTop;
+    if (variant == kFracturable)
+    {
+        state.counters["speedup_vs_gimpact"] = measured(kGImpact).secondsPerStep / m.secondsPerStep;
+        state.counters["speedup_vs_hull"] = measured(kHull).secondsPerStep / m.secondsPerStep;
+    }
+}
+
+BENCHMARK(BM_PlatePile)
+    ->ArgName("shape")
+    ->Arg(kFracturable)
+    ->Arg(kGImpact)
+    ->Arg(kHull)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,369 @@
+// The discrete CVD of CVD §3.3 (fracture/include/shatter/fracture/cvd.h): Lloyd's method with flooding
+// on the tet nodes of a fragment. Energy decrease and convergence, connected cells covering every node
+// once, cell sizes under uniform and concentrated weights, determinism, regions of broken objects, bad
+// input, and the interior metric on the concave piggy bank (issue 6, acceptance item 4).
+#include "fracture_fixtures.h"
+
+#include "shatter/error.h"
+#include "shatter/fracture/cvd.h"
+#include "shatter/fracture/interior_embedding.h"
+#include "shatter/fracture/seeding.h"
+#include "shatter/object_state.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+
+namespace shatter::test
+{
+namespace
+{
+
+using namespace shatter::fracture;
+
+std::shared_ptr<const Asset> cvdAsset(const std::string& name)
+{
+    static std::map<std::string, std::shared_ptr<const Asset>> cache;
+    auto it = cache.find(name);
+    if (it != cache.end())
+        return it->second;
+    std::shared_ptr<const Asset> asset;
+    if (name == "cube")
+        asset = buildTestAsset(subdividedBox(Vec3(0.5, 0.5, 0.5), 8), "cube", 1.0);
+    else if (name == "plate")
+        asset = loadTestAsset("plate.obj"); // a missing file throws: the test fails, never skips
+    else if (name == "piggy_bank")
+        asset = loadTestAsset("piggy_bank.obj");
+    else
+        throw Error(name, "unknown test asset");
+    cache.emplace(name, asset);
+    return asset;
+}
+
+/// 3-D node positions, 3 reals per asset node: the Euclidean metric.
+std::vector<Real> positions(const TetMesh& mesh)
+{
+    std::vector<Real> coords;
+    coords.reserve(mesh.nodes.size() * 3);
+    for (const Vec3& p : mesh.nodes)
+        coords.insert(coords.end(), {p.x(), p.y(), p.z()});
+    return coords;
+}
+
+/// Per-region-node weights from a density function of the position: ∫ density over the dual volume.
+template <class Density>
+std::vector<Real> weightsFrom(const TetMesh& mesh, const FragmentRegion& region, Density&& density)
+{
+    std::vector<Real> w(region.nodeCount());
+    for (Index i = 0; i < region.nodeCount(); ++i)
+        w[i] = region.nodeVolumes[i] * density(mesh.nodes[region.nodes[i]]);
+    return w;
+}
+
+Vec3 site3(const VoronoiLabelling& l, std::uint32_t s)
+{
+    return {l.siteCoords[3 * s], l.siteCoords[3 * s + 1], l.siteCoords[3 * s + 2]};
+}
+
+std::vector<Real> cellVolumes(const FragmentRegion& region, const VoronoiLabelling& l)
+{
+    std::vector<Real> v(l.siteCount, 0);
+    for (Index i = 0; i < region.nodeCount(); ++i)
+        v[l.labels[i]] += region.nodeVolumes[i];
+    return v;
+}
+
+void expectValidLabelling(const FragmentRegion& region, const VoronoiLabelling& l, const std::string& what)
+{
+    ASSERT_EQ(l.nodes, region.nodes) << what;
+    ASSERT_EQ(l.labels.size(), region.nodes.size()) << what;
+    ASSERT_EQ(l.siteCoords.size(), std::size_t(l.siteCount) * l.dimension) << what;
+    ASSERT_EQ(l.nodeCoords.size(), l.nodes.size() * l.dimension) << what;
+    std::vector<Index> members(l.siteCount, 0);
+    for (std::uint32_t label : l.labels)
+    {
+        ASSERT_LT(label, l.siteCount) << what;
+        ++members[label];
+    }
+    // Every node has exactly one label (one entry per node, in range); every cell is non-empty and one
+    // connected set of nodes through the region's tet edges.
+    const std::vector<Index> components = labelComponentCounts(region, l.labels, l.siteCount);
+    for (std::uint32_t s = 0; s < l.siteCount; ++s)
+    {
+        EXPECT_GT(members[s], 0u) << what << ": cell " << s << " is empty";
+        EXPECT_EQ(components[s], 1u) << what << ": cell " << s << " is not connected";
+    }
+}
+
+struct CvdRun
+{
+    FragmentRegion region;
+    std::vector<Real> weights;
+    VoronoiLabelling labelling;
+    CvdStats stats;
+};
+
+/// Uniform density, `sites` sites drawn (volume-weighted) from `seed`.
+CvdRun uniformCvd(const std::string& assetName, Index sites, std::uint64_t seed, CvdSettings settings = {})
+{
+    const auto asset = cvdAsset(assetName);
+    CvdRun run;
+    run.region = wholeMeshRegion(asset->tetMesh);
+    run.weights = run.region.nodeVolumes;
+    const std::vector<Real> coords = positions(asset->tetMesh);
+    const std::vector<Real> local = gatherRegionCoords(run.region, coords, 3);
+    const std::vector<Real> initial = seedSites(local, 3, run.weights, sites, seed);
+    run.labelling = computeCvd(run.region, run.weights, coords, 3, initial, settings, &run.stats);
+    return run;
+}
+
+TEST(Cvd, LloydDecreasesEnergyAndConverges)
+{
+    for (const char* name : {"cube", "plate"})
+    {
+        CvdSettings settings;
+        settings.maxIterations = 200;
+        const CvdRun run = uniformCvd(name, 16, 7, settings);
+        const std::vector<Real>& e = run.stats.energyHistory;
+        ASSERT_EQ(int(e.size()), run.stats.iterations) << name;
+        ASSERT_GE(e.size(), 2u) << name;
+        EXPECT_TRUE(run.stats.converged) << name << " after " << run.stats.iterations << " iterations";
+        EXPECT_LT(e.back(), 0.8 * e.front()) << name << ": Lloyd barely moved the random sites";
+        // Nearly monotone: the centroid step never increases E_D; the flood may, a little, near bisectors.
+        for (std::size_t i = 1; i < e.size(); ++i)
+            EXPECT_LE(e[i], e[i - 1] * (1 + 1e-3)) << name << " iteration " << i;
+        EXPECT_NEAR(run.stats.totalEnergy, e.back(), 1e-9 * e.back()) << name;
+        const Real sum = std::accumulate(run.stats.cellEnergy.begin(), run.stats.cellEnergy.end(), Real(0));
+        EXPECT_NEAR(sum, run.stats.totalEnergy, 1e-12 * sum) << name;
+        std::printf("[cvd] %s: 16 sites, %d iterations, E_D %.4g -> %.4g, %.1f ms\n", name,
+                    run.stats.iterations, e.front(), e.back(), run.stats.milliseconds);
+    }
+}
+
+TEST(Cvd, CellsAreConnectedAndCoverEveryNodeOnce)
+{
+    for (const char* name : {"cube", "plate", "piggy_bank"})
+        for (Index sites : {2u, 8u, 27u})
+        {
+            const CvdRun run = uniformCvd(name, sites, 11 + sites);
+            expectValidLabelling(run.region, run.labelling, std::string(name) + "/" + std::to_string(sites));
+            EXPECT_EQ(run.labelling.siteCount, sites) << name;
+        }
+}
+
+TEST(Cvd, UniformWeightsGiveCellsOfSimilarSize)
+{
+    const CvdRun run = uniformCvd("cube", 8, 3);
+    const std::vector<Real> volumes = cellVolumes(run.region, run.labelling);
+    const auto [lo, hi] = std::minmax_element(volumes.begin(), volumes.end());
+    std::printf("[cvd] cube, 8 uniform cells: volume ratio max/min = %.3f\n", *hi / *lo);
+    EXPECT_LT(*hi / *lo, 1.6);
+    EXPECT_NEAR(std::accumulate(volumes.begin(), volumes.end(), Real(0)), run.region.volume(), 1e-9);
+}
+
+TEST(Cvd, ConcentratedWeightsGiveSmallerCellsThere)
+{
+    const auto asset = cvdAsset("cube");
+    const FragmentRegion region = wholeMeshRegion(asset->tetMesh);
+    const Vec3 corner(0.5, 0.5, 0.5);
+    const Real sigma = 0.25;
+    const std::vector<Real> weights = weightsFrom(
+        asset->tetMesh, region,
+        [&](const Vec3& p) { return 1 + 200 * std::exp(-(p - corner).squaredNorm() / (2 * sigma * sigma)); });
+    const std::vector<Real> coords = positions(asset->tetMesh);
+    const std::vector<Real> initial = seedSites(gatherRegionCoords(region, coords, 3), 3, weights, 16, 5);
+    const VoronoiLabelling l = computeCvd(region, weights, coords, 3, initial);
+    expectValidLabelling(region, l, "cube/corner");
+    const std::vector<Real> volumes = cellVolumes(region, l);
+    Real nearSum = 0, farSum = 0;
+    int nearCount = 0, farCount = 0;
+    for (std::uint32_t s = 0; s < l.siteCount; ++s)
+    {
+        if ((site3(l, s) - corner).norm() < 0.6)
+        {
+            nearSum += volumes[s];
+            ++nearCount;
+        }
+        else
+        {
+            farSum += volumes[s];
+            ++farCount;
+        }
+    }
+    ASSERT_GT(nearCount, 0);
+    ASSERT_GT(farCount, 0);
+    const Real nearMean = nearSum / nearCount, farMean = farSum / farCount;
+    std::printf("[cvd] cube, weight bump at a corner: %d cells near (mean volume %.4f), %d far (%.4f)\n",
+                nearCount, nearMean, farCount, farMean);
+    EXPECT_LT(nearMean, 0.5 * farMean);
+    EXPECT_GT(nearCount, 16 / 8); // more than the corner octant's share of uniform cells
+}
+
+TEST(Cvd, SameSeedSameLabelsDifferentSeedDifferentLabels)
+{
+    const CvdRun a = uniformCvd("plate", 12, 42);
+    const CvdRun b = uniformCvd("plate", 12, 42);
+    CvdSettings threaded;
+    threaded.threads = 2;
+    const CvdRun c = uniformCvd("plate", 12, 42, threaded);
+    const CvdRun d = uniformCvd("plate", 12, 43);
+    EXPECT_EQ(a.labelling.labels, b.labelling.labels);
+    EXPECT_EQ(a.labelling.siteCoords, b.labelling.siteCoords); // bitwise
+    EXPECT_EQ(a.labelling.labels, c.labelling.labels);
+    EXPECT_EQ(a.labelling.siteCoords, c.labelling.siteCoords);
+    EXPECT_NE(a.labelling.labels, d.labelling.labels);
+}
+
+TEST(Cvd, FloodedCellsOfABrokenFragment)
+{
+    // Cut the cube by a plane, then run the CVD on one piece: the region is that piece's nodes, the
+    // labels cover exactly them, and cells stay connected through the piece's own edges.
+    const auto asset = cvdAsset("cube");
+    AnalyticFracture fixture(asset->tetMesh, asset->surface);
+    ObjectState state(asset);
+    const Plane plane{Vec3(1, 0.3, 0.2).normalized(), 0.1};
+    const std::optional<FractureResult> cut = fixture.cutWithPlane(0, plane);
+    ASSERT_TRUE(cut.has_value());
+    state.apply(*cut);
+    for (FragmentId f : state.liveFragments())
+    {
+        const FragmentRegion region = fragmentRegion(state.field(), f);
+        std::vector<Index> expected;
+        for (Index n = 0; n < asset->tetMesh.nodeCount(); ++n)
+            if (state.field().node(n).fragment == f)
+                expected.push_back(n);
+        ASSERT_EQ(region.nodes, expected);
+        EXPECT_NEAR(region.volume(), fixture.volume(f),
+                    0.15 * fixture.volume(f)); // dual volumes of cut tets are approximate
+        const std::vector<Real> coords = positions(asset->tetMesh);
+        const std::vector<Real> local = gatherRegionCoords(region, coords, 3);
+        const std::vector<Real> initial = seedSites(local, 3, region.nodeVolumes, 6, f);
+        // Coordinates per region node are accepted as well as per asset node, with the same result.
+        const VoronoiLabelling byAsset = computeCvd(region, region.nodeVolumes, coords, 3, initial);
+        const VoronoiLabelling byRegion = computeCvd(region, region.nodeVolumes, local, 3, initial);
+        expectValidLabelling(region, byAsset, "cut cube, fragment " + std::to_string(f));
+        EXPECT_EQ(byAsset.parent, f);
+        EXPECT_EQ(byAsset.labels, byRegion.labels);
+        // No flood edge crosses the crack plane.
+        for (Index i = 0; i < region.nodeCount(); ++i)
+            for (Index j : region.neighbors(i))
+            {
+                const Real si = plane.normal.dot(asset->tetMesh.nodes[region.nodes[i]]) - plane.offset;
+                const Real sj = plane.normal.dot(asset->tetMesh.nodes[region.nodes[j]]) - plane.offset;
+                EXPECT_GE(si * sj, 0) << "edge " << region.nodes[i] << "-" << region.nodes[j];
+            }
+    }
+}
+
+TEST(Cvd, BadInputThrows)
+{
+    const auto asset = cvdAsset("cube");
+    const FragmentRegion region = wholeMeshRegion(asset->tetMesh);
+    const std::vector<Real> coords = positions(asset->tetMesh);
+    const std::vector<Real> sites =
+        seedSites(gatherRegionCoords(region, coords, 3), 3, region.nodeVolumes, 4, 1);
+    std::vector<Real> w = region.nodeVolumes;
+    EXPECT_NO_THROW(computeCvd(region, w, coords, 3, sites));
+    w[5] = std::nan("");
+    EXPECT_THROW(computeCvd(region, w, coords, 3, sites), Error);
+    w[5] = -1;
+    EXPECT_THROW(computeCvd(region, w, coords, 3, sites), Error);
+    w.assign(w.size(), 0);
+    EXPECT_THROW(computeCvd(region, w, coords, 3, sites), Error);
+    w = region.nodeVolumes;
+    EXPECT_THROW(computeCvd(region, std::span(w).first(10), coords, 3, sites), Error);
+    EXPECT_THROW(computeCvd(region, w, coords, 3, std::span<const Real>()), Error);
+    EXPECT_THROW(computeCvd(region, w, coords, 3, std::span(sites).first(5)), Error);
+    EXPECT_THROW(computeCvd(region, w, std::span(coords).first(30), 3, sites), Error);
+    std::vector<Real> tooMany(3 * (region.nodeCount() + 1), 0);
+    EXPECT_THROW(computeCvd(region, w, coords, 3, tooMany), Error);
+    std::vector<Real> badSites = sites;
+    badSites[2] = std::numeric_limits<Real>::infinity();
+    EXPECT_THROW(computeCvd(region, w, coords, 3, badSites), Error);
+    CvdSettings settings;
+    settings.maxIterations = 0;
+    EXPECT_THROW(computeCvd(region, w, coords, 3, sites, settings), Error);
+    EXPECT_THROW(computeCvd(FragmentRegion{}, w, coords, 3, sites), Error);
+    EXPECT_THROW(
+        seedSites(gatherRegionCoords(region, coords, 3), 3, region.nodeVolumes, region.nodeCount() + 1, 1),
+        Error);
+}
+
+TEST(Cvd, InteriorMetricSplitsFewerCellsOnThePiggyBank)
+{
+    // Issue 6, acceptance item 4 (CVD §3.2, Fig. 4): the piggy bank is hollow and concave, so Euclidean
+    // Voronoi cells can reach across the cavity, the slot or between the legs and fall apart into
+    // several pieces of material. Flooding keeps the CVD's own cells connected by construction, so the
+    // comparison is on the plain nearest-site assignment of the converged sites: how many of its cells
+    // are disconnected through the tet edges. Same initial nodes in both metrics (energy-weighted
+    // seeding from the same seeds), uniform weights and two impact bumps, N = 8, 27, 64.
+    //
+    // The interior metric is the landmark-MDS embedding with the 3-D position appended
+    // (EmbeddingOptions::positionWeight = 1, fracture_notes §1.7 "so nearly convex regions still behave
+    // Euclidean"): the 16-D embedding alone distorts short distances enough that its nearest-site cells
+    // grow small islands near bisectors, and on this asset it splits about as many cells as the
+    // Euclidean metric (measured while writing this test; see the CVD report).
+    const auto asset = cvdAsset("piggy_bank");
+    const TetMesh& mesh = asset->tetMesh;
+    const FragmentRegion region = wholeMeshRegion(mesh);
+    EmbeddingOptions options;
+    options.positionWeight = 1;
+    const InteriorEmbedding embedding = computeInteriorEmbedding(*asset, options);
+    ASSERT_EQ(embedding.coords.size(), std::size_t(embedding.dimension) * mesh.nodeCount());
+    const std::vector<Real> interior = gatherRegionCoords(region, embedding.coords, embedding.dimension);
+    const std::vector<Real> euclidean = gatherRegionCoords(region, positions(mesh), 3);
+
+    auto splitCells = [&](std::span<const Real> coords, int dimension, std::span<const Real> weights,
+                          Index sites, std::uint64_t seed)
+    {
+        std::mt19937_64 rng(seed);
+        std::vector<Real> initial;
+        for (Index v : sampleWeighted(weights, sites, rng))
+            initial.insert(initial.end(), coords.begin() + std::ptrdiff_t(v) * dimension,
+                           coords.begin() + std::ptrdiff_t(v + 1) * dimension);
+        const VoronoiLabelling l = computeCvd(region, weights, coords, dimension, initial);
+        expectValidLabelling(region, l, "piggy bank, d = " + std::to_string(dimension));
+        const std::vector<std::uint32_t> nearest = nearestSiteLabels(coords, dimension, l.siteCoords);
+        const std::vector<Index> components = labelComponentCounts(region, nearest, l.siteCount);
+        return Index(std::count_if(components.begin(), components.end(), [](Index c) { return c > 1; }));
+    };
+    const std::vector<std::pair<const char*, std::vector<Real>>> fields = {
+        {"uniform", region.nodeVolumes},
+        {"flank bump", weightsFrom(mesh, region,
+                                   [](const Vec3& p) {
+                                       return 1e-3 + std::exp(-(p - Vec3(0.09, 0.07, 0)).squaredNorm() /
+                                                              (2 * 0.03 * 0.03));
+                                   })},
+        {"top bump",
+         weightsFrom(mesh, region,
+                     [](const Vec3& p)
+                     { return 1e-3 + std::exp(-(p - Vec3(0, 0.14, 0)).squaredNorm() / (2 * 0.03 * 0.03)); })},
+    };
+    Index euclideanSplit = 0, interiorSplit = 0, cells = 0;
+    for (const auto& [field, weights] : fields)
+        for (Index sites : {8u, 27u, 64u})
+            for (std::uint64_t seed : {1u, 2u, 3u})
+            {
+                const Index e = splitCells(euclidean, 3, weights, sites, seed);
+                const Index i = splitCells(interior, embedding.dimension, weights, sites, seed);
+                if (e + i > 0)
+                    std::printf(
+                        "[cvd] piggy bank, %s, %2u sites, seed %u: split cells Euclidean %u, interior %u\n",
+                        field, sites, unsigned(seed), e, i);
+                euclideanSplit += e;
+                interiorSplit += i;
+                cells += sites;
+            }
+    std::printf("[cvd] piggy bank: nearest-site cells split into several pieces: Euclidean %u, interior %u "
+                "(of %u cells; embedding d = %d)\n",
+                euclideanSplit, interiorSplit, cells, embedding.dimension);
+    EXPECT_GT(euclideanSplit, 0u); // the comparison means something: the Euclidean metric does split cells
+    EXPECT_LT(interiorSplit, euclideanSplit);
+}
+
+} // namespace
+} // namespace shatter::test

@@ -1,0 +1,100 @@
+// Real Bullet worlds for the plugin's physics tests and benchmarks: an existing-style
+// btDiscreteDynamicsWorld (or the *Mt one under Bullet's sequential scheduler) with Shatter registered,
+// grounds of every kind, fracturable and ordinary bodies, and the measurements the acceptance tests
+// use (contacts per pair, lowest surface point, speed). Assets come from assets/meshes through
+// loadOrBuildAsset with a cache file in the build tree, so each build directory builds them once.
+#pragma once
+
+#include "shatter/asset.h"
+#include "shatter/bullet_plugin.h"
+#include "shatter/fracturable_shape.h"
+#include "shatter/object_state.h"
+
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorldMt.h>
+#include <btBulletDynamicsCommon.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shatter::test
+{
+
+/// assets/meshes/<file> as an Asset, cached on disk under the build tree and in memory per process.
+std::shared_ptr<const Asset> bulletAsset(const std::string& file);
+
+/// A fresh ObjectState (fragment 0 = the whole object) of assets/meshes/<file>.
+std::shared_ptr<ObjectState> freshState(const std::string& file);
+
+/// A rotation about the y axis by `degrees`, then a translation.
+Eigen::Isometry3d placement(const Vec3& translation,
+                            const Eigen::Matrix3d& rotation = Eigen::Matrix3d::Identity());
+
+struct WorldOptions
+{
+    bool multithreaded =
+        false; ///< btCollisionDispatcherMt + btDiscreteDynamicsWorldMt (sequential scheduler)
+    CollisionSettings collision;
+    int solverIterations = 10;
+    bool register_ = true; ///< call registerCollisionAlgorithms (false: plain Bullet, for baselines)
+};
+
+/// A Bullet world that owns its bodies and shapes; y up, g = 9.81.
+class BulletWorld
+{
+public:
+    explicit BulletWorld(const WorldOptions& options = {});
+    ~BulletWorld();
+    BulletWorld(const BulletWorld&) = delete;
+    BulletWorld& operator=(const BulletWorld&) = delete;
+
+    btDiscreteDynamicsWorld& world() { return *dynamicsWorld; }
+    btCollisionDispatcher& dispatcher() { return *collisionDispatcher; }
+
+    /// A static plane y = height.
+    btRigidBody* addGroundPlane(Real height = 0);
+    /// A static box whose top face is at y = 0.
+    btRigidBody* addGroundBox(const Vec3& halfExtents = Vec3(1, 0.1, 1));
+    /// A static btBvhTriangleMeshShape: a square grid of size × size at y = 0, n × n cells.
+    btRigidBody* addGroundMesh(Real size = 2, int n = 16);
+    /// A fracturable body of `fragment` with its material frame at `materialToWorld`.
+    btRigidBody* addFracturable(std::shared_ptr<ObjectState> state, FragmentId fragment,
+                                const Eigen::Isometry3d& materialToWorld, Real density = 1000,
+                                bool dynamic = true);
+    /// Any shape as a body (mass 0: static); the world takes the shape.
+    btRigidBody* addBody(std::unique_ptr<btCollisionShape> shape, Real mass, const btTransform& transform);
+    /// Removes and deletes a body added through this world.
+    void removeBody(btRigidBody* body);
+
+    /// One fixed step of dt (one substep).
+    void step(Real dt = 1.0 / 120.0);
+    /// Contacts in all manifolds between two bodies.
+    int contacts(const btCollisionObject* a, const btCollisionObject* b) const;
+    /// Number of manifolds between two bodies.
+    int manifolds(const btCollisionObject* a, const btCollisionObject* b) const;
+
+private:
+    std::unique_ptr<btDefaultCollisionConfiguration> configuration;
+    std::unique_ptr<btCollisionDispatcher> collisionDispatcher;
+    std::unique_ptr<btBroadphaseInterface> broadphase;
+    std::unique_ptr<btConstraintSolverPoolMt> solverPool;
+    std::unique_ptr<btConstraintSolver> solver;
+    std::unique_ptr<btDiscreteDynamicsWorld> dynamicsWorld;
+    std::unique_ptr<btTriangleMesh> groundMesh;
+    std::vector<std::unique_ptr<btRigidBody>> bodies;
+    std::vector<std::unique_ptr<btCollisionShape>> shapes;
+};
+
+/// The lowest world y of a fracturable body's surface vertices.
+Real lowestPoint(const btRigidBody& body);
+/// World position of a material-frame point of a fracturable body.
+Vec3 materialToWorld(const btRigidBody& body, const Vec3& p);
+/// |v| of the body's centre of mass and |ω| · bounding radius (the fastest surface speed from spin).
+Real surfaceSpeed(const btRigidBody& body);
+/// The highest point where the vertical line through (x, z) crosses a fracturable body's surface
+/// (brute force over its triangles, world frame); −infinity if it misses.
+Real surfaceHeight(const btRigidBody& body, Real x, Real z);
+/// The fracturable shape of a body (asserts the type).
+const FracturableShape& fracturable(const btRigidBody& body);
+
+} // namespace shatter::test
