@@ -213,10 +213,13 @@ TEST_F(AssetCache, CorruptByteIsDetected)
 
 TEST_F(AssetCache, TruncatedFileIsDetected)
 {
-    bytes.resize(bytes.size() - 100);
+    // erase, not resize: shrinking through resize() makes GCC 12 at -O3 with sanitizers warn about the
+    // growth path it cannot rule out (-Wstringop-overflow).
+    ASSERT_GT(bytes.size(), 200u);
+    bytes.erase(bytes.end() - 100, bytes.end());
     writeBytes(bytes);
     EXPECT_NE(loadError().find("truncated"), std::string::npos);
-    bytes.resize(10);
+    bytes.erase(bytes.begin() + 10, bytes.end());
     writeBytes(bytes);
     EXPECT_NE(loadError().find("not a Shatter asset"), std::string::npos);
 }
