@@ -1,5 +1,8 @@
 #include "shatter/binary_io.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -49,7 +52,10 @@ std::vector<Vec3> BinaryReader::vec3s()
     return values;
 }
 
-void BinaryReader::fail(const std::string& problem) const { throw Error(m_source, problem); }
+void BinaryReader::fail(const std::string& problem) const
+{
+    throw Error(m_source, problem);
+}
 
 const std::byte* BinaryReader::take(std::size_t count)
 {
@@ -80,7 +86,11 @@ std::vector<std::byte> readFileBytes(const std::string& path)
 
 void writeFileBytes(const std::string& path, std::span<const std::byte> bytes)
 {
-    const std::string temporary = path + ".tmp";
+    // A name of its own per writer: several processes may write the same cache file at once (ctest
+    // runs test processes side by side), and the rename makes whichever finishes last win whole.
+    static std::atomic<unsigned> counter{0};
+    const std::string temporary =
+        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     {
         std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
         if (!file)

@@ -3,6 +3,7 @@
 // `thread_speedup`), and ObjectState::apply of the result. SHATTER_BENCH_SMOKE=1 (ctest) runs the
 // smallest case briefly.
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 #include "voronoi_labels.h"
 
 #include "shatter/fracture/tessellation.h"
@@ -26,13 +27,9 @@ bool smoke()
     return std::getenv("SHATTER_BENCH_SMOKE") != nullptr;
 }
 
-const std::shared_ptr<const Asset>& asset(const std::string& name)
+std::shared_ptr<const Asset> asset(const std::string& name)
 {
-    static std::map<std::string, std::shared_ptr<const Asset>> cache;
-    auto it = cache.find(name);
-    if (it == cache.end())
-        it = cache.emplace(name, test::loadTestAsset(name + ".obj")).first;
-    return it->second;
+    return test::sharedAsset(name);
 }
 
 const char* kAssets[] = {"plate", "piggy_bank"};

@@ -3,6 +3,7 @@
 // once, cell sizes under uniform and concentrated weights, determinism, regions of broken objects, bad
 // input, and the interior metric on the concave piggy bank (issue 6, acceptance item 4).
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 
 #include "shatter/error.h"
 #include "shatter/fracture/cvd.h"
@@ -24,25 +25,6 @@ namespace
 {
 
 using namespace shatter::fracture;
-
-std::shared_ptr<const Asset> cvdAsset(const std::string& name)
-{
-    static std::map<std::string, std::shared_ptr<const Asset>> cache;
-    auto it = cache.find(name);
-    if (it != cache.end())
-        return it->second;
-    std::shared_ptr<const Asset> asset;
-    if (name == "cube")
-        asset = buildTestAsset(subdividedBox(Vec3(0.5, 0.5, 0.5), 8), "cube", 1.0);
-    else if (name == "plate")
-        asset = loadTestAsset("plate.obj"); // a missing file throws: the test fails, never skips
-    else if (name == "piggy_bank")
-        asset = loadTestAsset("piggy_bank.obj");
-    else
-        throw Error(name, "unknown test asset");
-    cache.emplace(name, asset);
-    return asset;
-}
 
 /// 3-D node positions, 3 reals per asset node: the Euclidean metric.
 std::vector<Real> positions(const TetMesh& mesh)
@@ -110,7 +92,7 @@ struct CvdRun
 /// Uniform density, `sites` sites drawn (volume-weighted) from `seed`.
 CvdRun uniformCvd(const std::string& assetName, Index sites, std::uint64_t seed, CvdSettings settings = {})
 {
-    const auto asset = cvdAsset(assetName);
+    const auto asset = sharedAsset(assetName);
     CvdRun run;
     run.region = wholeMeshRegion(asset->tetMesh);
     run.weights = run.region.nodeVolumes;
@@ -167,7 +149,7 @@ TEST(Cvd, UniformWeightsGiveCellsOfSimilarSize)
 
 TEST(Cvd, ConcentratedWeightsGiveSmallerCellsThere)
 {
-    const auto asset = cvdAsset("cube");
+    const auto asset = sharedAsset("cube");
     const FragmentRegion region = wholeMeshRegion(asset->tetMesh);
     const Vec3 corner(0.5, 0.5, 0.5);
     const Real sigma = 0.25;
@@ -222,7 +204,7 @@ TEST(Cvd, FloodedCellsOfABrokenFragment)
 {
     // Cut the cube by a plane, then run the CVD on one piece: the region is that piece's nodes, the
     // labels cover exactly them, and cells stay connected through the piece's own edges.
-    const auto asset = cvdAsset("cube");
+    const auto asset = sharedAsset("cube");
     AnalyticFracture fixture(asset->tetMesh, asset->surface);
     ObjectState state(asset);
     const Plane plane{Vec3(1, 0.3, 0.2).normalized(), 0.1};
@@ -261,7 +243,7 @@ TEST(Cvd, FloodedCellsOfABrokenFragment)
 
 TEST(Cvd, BadInputThrows)
 {
-    const auto asset = cvdAsset("cube");
+    const auto asset = sharedAsset("cube");
     const FragmentRegion region = wholeMeshRegion(asset->tetMesh);
     const std::vector<Real> coords = positions(asset->tetMesh);
     const std::vector<Real> sites =
@@ -307,7 +289,7 @@ TEST(Cvd, InteriorMetricSplitsFewerCellsOnThePiggyBank)
     // Euclidean"): the 16-D embedding alone distorts short distances enough that its nearest-site cells
     // grow small islands near bisectors, and on this asset it splits about as many cells as the
     // Euclidean metric (measured while writing this test; see the CVD report).
-    const auto asset = cvdAsset("piggy_bank");
+    const auto asset = sharedAsset("piggy_bank");
     const TetMesh& mesh = asset->tetMesh;
     const FragmentRegion region = wholeMeshRegion(mesh);
     EmbeddingOptions options;

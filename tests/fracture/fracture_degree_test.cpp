@@ -2,6 +2,7 @@
 // fracture_degree.h) with hand-made strain energy fields (Gaussian bumps on the plate), the node weights
 // of the artist controls (§3.4), and the energy-weighted seeding (seeding.h).
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 
 #include "shatter/error.h"
 #include "shatter/fracture/fracture_degree.h"
@@ -20,23 +21,6 @@ namespace
 {
 
 using namespace shatter::fracture;
-
-std::shared_ptr<const Asset> degreeAsset(const std::string& name)
-{
-    static std::map<std::string, std::shared_ptr<const Asset>> cache;
-    auto it = cache.find(name);
-    if (it != cache.end())
-        return it->second;
-    std::shared_ptr<const Asset> asset;
-    if (name == "plate")
-        asset = loadTestAsset("plate.obj"); // a missing file throws: the test fails, never skips
-    else if (name == "brick")
-        asset = loadTestAsset("brick.obj");
-    else
-        throw Error(name, "unknown test asset");
-    cache.emplace(name, asset);
-    return asset;
-}
 
 std::vector<Real> positions(const TetMesh& mesh)
 {
@@ -76,7 +60,7 @@ constexpr Real kSigma = 0.03;
 
 struct Plate
 {
-    std::shared_ptr<const Asset> asset = degreeAsset("plate");
+    std::shared_ptr<const Asset> asset = sharedAsset("plate");
     FragmentRegion region = wholeMeshRegion(asset->tetMesh);
     std::vector<Real> coords = positions(asset->tetMesh);
     /// E_D of the unbroken plate under the unit bump (α = 1, β = 1).
@@ -221,7 +205,7 @@ TEST(FractureDegree, FragmentsConcentrateAtTheImpact)
 
 TEST(FractureDegree, NodeWeightsFollowTheArtistControls)
 {
-    const auto asset = degreeAsset("brick");
+    const auto asset = sharedAsset("brick");
     const TetMesh& mesh = asset->tetMesh;
     const FragmentRegion region = wholeMeshRegion(mesh);
     const StrainEnergy energy = gaussianBump(mesh, Vec3(0.05, 0.03, 0), 0.03, 1);

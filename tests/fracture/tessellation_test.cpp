@@ -6,6 +6,7 @@
 // fracture keeps all of it, and a stress run of random fractures (acceptance 2; 200 per asset with
 // SHATTER_LONG_TESTS=1).
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 #include "voronoi_labels.h"
 
 #include "shatter/error.h"
@@ -27,21 +28,6 @@ namespace
 using fracture::tessellate;
 using fracture::TessellationOptions;
 using fracture::TessellationStats;
-
-std::shared_ptr<const Asset> testAsset(const std::string& name)
-{
-    static std::map<std::string, std::shared_ptr<const Asset>> cache;
-    auto it = cache.find(name);
-    if (it != cache.end())
-        return it->second;
-    std::shared_ptr<const Asset> asset;
-    if (name == "box")
-        asset = buildTestAsset(subdividedBox(Vec3(1.0, 0.7, 0.5), 10), "box", 0.7);
-    else
-        asset = loadTestAsset(name + ".obj"); // a missing file throws: the test fails, never skips
-    cache.emplace(name, asset);
-    return asset;
-}
 
 bool longTests()
 {
@@ -140,7 +126,7 @@ class Tessellation : public testing::TestWithParam<Case>
 TEST_P(Tessellation, AppliesPartitionsAndClosesSurfaces)
 {
     const Case c = GetParam();
-    auto asset = testAsset(c.asset);
+    auto asset = sharedAsset(c.asset);
     ObjectState state(asset);
     std::mt19937 rng(1234 + c.sites);
     const auto labels = nearestSiteLabelling(state, 0, c.sites, rng, c.extraDimensions, 0.3);
@@ -190,7 +176,7 @@ INSTANTIATE_TEST_SUITE_P(Assets, Tessellation, testing::ValuesIn(cases()),
 // nodes of the cells to a neighbour's site; the own values are lowered and everything still holds.
 TEST(TessellationFlooding, NonNearestLabelsAreRepaired)
 {
-    auto asset = testAsset("brick");
+    auto asset = sharedAsset("brick");
     ObjectState state(asset);
     std::mt19937 rng(31);
     auto labels = nearestSiteLabelling(state, 0, 12, rng);
@@ -227,7 +213,7 @@ TEST(TessellationFlooding, NonNearestLabelsAreRepaired)
 // every fracture vertex lies on the bisector planes of its sites wherever no value was adjusted.
 TEST(TessellationExact, EuclideanCrackOnBisectorPlanes)
 {
-    auto asset = testAsset("box");
+    auto asset = sharedAsset("box");
     ObjectState state(asset);
     std::mt19937 rng(7);
     const auto labels = nearestSiteLabelling(state, 0, 8, rng);
@@ -318,7 +304,7 @@ bool sameResult(const FractureResult& a, const FractureResult& b)
 
 TEST(TessellationDeterminism, SameResultForAnyThreadCount)
 {
-    auto asset = testAsset("piggy_bank");
+    auto asset = sharedAsset("piggy_bank");
     ObjectState state(asset);
     std::mt19937 rng(99);
     const auto labels = nearestSiteLabelling(state, 0, 27, rng);
@@ -335,7 +321,7 @@ TEST(TessellationDeterminism, SameResultForAnyThreadCount)
 // Three consecutive fractures of the largest fragment.
 void repeated(const std::string& name, int extraDimensions)
 {
-    auto asset = testAsset(name);
+    auto asset = sharedAsset(name);
     ObjectState state(asset);
     std::mt19937 rng(5);
     FragmentId parent = 0;
@@ -379,7 +365,7 @@ TEST(TessellationStress, RandomFractures)
     const int count = longTests() ? 200 : 12;
     for (const char* name : {"piggy_bank", "plate", "brick"})
     {
-        auto asset = testAsset(name);
+        auto asset = sharedAsset(name);
         std::mt19937 rng(2024);
         const auto start = std::chrono::steady_clock::now();
         double tessMs = 0;
@@ -420,7 +406,7 @@ TEST(TessellationStress, RandomFractures)
 
 TEST(TessellationInput, BadLabellingThrows)
 {
-    auto asset = testAsset("box");
+    auto asset = sharedAsset("box");
     ObjectState state(asset);
     std::mt19937 rng(1);
     auto labels = nearestSiteLabelling(state, 0, 4, rng);

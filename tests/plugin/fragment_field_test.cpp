@@ -4,6 +4,7 @@
 // brute force, on every test asset. One test per (asset, scenario) runs every check on one broken
 // object, so each object is fractured once.
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 #include "test_meshes.h"
 
 #include "shatter/error.h"
@@ -27,27 +28,6 @@ constexpr int kSamples = 10'000; // sanitizer / debug builds: fewer random sampl
 #else
 constexpr int kSamples = 100'000;
 #endif
-
-std::shared_ptr<const Asset> testAsset(const std::string& name)
-{
-    static std::map<std::string, std::shared_ptr<const Asset>> cache;
-    auto it = cache.find(name);
-    if (it != cache.end())
-        return it->second;
-    std::shared_ptr<const Asset> asset;
-    if (name == "box")
-        asset = buildTestAsset(subdividedBox(Vec3(1.0, 0.7, 0.5), 10), "box", 0.7);
-    else if (name == "sphere")
-        asset = buildTestAsset(icosphere(3), "sphere", 1.0);
-    else if (name == "plate")
-        asset = loadTestAsset("plate.obj"); // a missing file throws: the test fails, never skips
-    else if (name == "piggy_bank")
-        asset = loadTestAsset("piggy_bank.obj");
-    else
-        throw Error(name, "unknown test asset");
-    cache.emplace(name, asset);
-    return asset;
-}
 
 enum class Kind
 {
@@ -83,7 +63,7 @@ struct Broken
 void breakObject(Broken& b, const std::string& assetName, const Scenario& scenario, unsigned seed)
 {
     b.name = assetName + "/" + scenario.name;
-    b.asset = testAsset(assetName);
+    b.asset = sharedAsset(assetName);
     b.fixture = std::make_unique<AnalyticFracture>(b.asset->tetMesh, b.asset->surface);
     b.state = std::make_unique<ObjectState>(b.asset);
     b.edge = b.asset->tetMesh.meanEdgeLength();

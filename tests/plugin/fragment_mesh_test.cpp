@@ -4,6 +4,7 @@
 // repeated Voronoi splits of the piggy bank and the plate: closed (volume = the exact region volume),
 // exact (winding number = brute-force classification), split into original surface and crack faces.
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 #include "test_meshes.h"
 
 #include "shatter/error.h"
@@ -119,15 +120,6 @@ TEST(MassProperties, RejectsBadInput)
 
 // --- Fixture fragment meshes ----------------------------------------------------------------------
 
-std::shared_ptr<const Asset> testAsset(const std::string& name)
-{
-    static std::map<std::string, std::shared_ptr<const Asset>> cache;
-    auto it = cache.find(name);
-    if (it == cache.end())
-        it = cache.emplace(name, loadTestAsset(name + ".obj")).first;
-    return it->second;
-}
-
 Real tetMeshVolume(const TetMesh& mesh)
 {
     Real v = 0;
@@ -166,7 +158,7 @@ class FixtureMeshTest : public testing::TestWithParam<Scenario>
 TEST_P(FixtureMeshTest, FragmentSurfacesAreClosedAndExact)
 {
     const Scenario sc = GetParam();
-    const std::shared_ptr<const Asset> asset = testAsset(sc.asset);
+    const std::shared_ptr<const Asset> asset = sharedAsset(sc.asset);
     const TetMesh& tets = asset->tetMesh;
     AnalyticFracture fixture(tets, asset->surface);
     ObjectState state(asset);
@@ -261,7 +253,7 @@ INSTANTIATE_TEST_SUITE_P(Assets, FixtureMeshTest,
 
 TEST(FixtureMesh, UnbrokenObjectIsTheTetMeshBoundary)
 {
-    const std::shared_ptr<const Asset> asset = testAsset("plate");
+    const std::shared_ptr<const Asset> asset = sharedAsset("plate");
     AnalyticFracture fixture(asset->tetMesh, asset->surface);
     const FragmentMesh m = fixture.fragmentMesh(0);
     EXPECT_EQ(flaggedArea(m, true), 0.0);

@@ -1,10 +1,13 @@
 #include "sphere_tree_fixtures.h"
 
+#include "test_assets.h"
+
 #include "fracture_fixtures.h"
 #include "test_meshes.h"
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -96,13 +99,7 @@ TriMesh geodesicSphere(int frequency, Real radius)
 
 std::shared_ptr<const Asset> cachedMeshAsset(const std::string& file)
 {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<const Asset>> cache;
-    const std::lock_guard lock(mutex);
-    std::shared_ptr<const Asset>& asset = cache[file];
-    if (!asset)
-        asset = loadTestAsset(file);
-    return asset;
+    return sharedAsset(std::filesystem::path(file).stem().string());
 }
 
 std::vector<Index> treePoints(const SphereForest& forest, FragmentId f)
