@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
-# The README's main-job command. Until the interactive demo lands it builds every procedural asset
-# (assets/meshes/*.obj → build/assets/*.shatter) and prints their sizes beside TVCG Table 1.
+# The README's main-job command: installs what is needed, builds shatter_demo and starts it. With no display
+# ($DISPLAY empty) it runs the plates scene headless under xvfb-run instead, and writes a screenshot and a
+# stats summary. Extra arguments go to shatter_demo (e.g. scripts/demo.sh --scene piggy_bank).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 
 "$root/scripts/setup-deps.sh"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} >/dev/null
-cmake --build "$build" -j "$(nproc)" --target shatter_asset
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} >/dev/null
+cmake --build "$build" -j "$(nproc)" --target shatter_demo
+demo="$build/demo/app/shatter_demo"
 
-mkdir -p "$build/assets"
-summary="$build/assets/summary.jsonl"
-: >"$summary"
-total_start=$(date +%s%N)
-for mesh in piggy_bank brick plate shelf ball; do
-    start=$(date +%s%N)
-    "$build/tools/shatter_asset" build "$root/assets/meshes/$mesh.obj" -o "$build/assets/$mesh.shatter" --force \
-        | tail -n 1 >>"$summary"
-    echo "$mesh built in $(( ($(date +%s%N) - start) / 1000000 )) ms"
-done
-echo "all assets built in $(( ($(date +%s%N) - total_start) / 1000000 )) ms"
+if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
+    exec "$demo" "$@"
+fi
 
-python3 "$root/scripts/table1.py" "$summary"
+out="$build/demo_output"
+mkdir -p "$out"
+echo "demo.sh: no display; running the plates scene headless (xvfb-run, Mesa llvmpipe)"
+xvfb-run -a -s "-screen 0 1920x1080x24" "$demo" --headless --scene plates --frames 60 --width 1600 --height 900 \
+    --screenshot "$out/plates.png" --stats "$out/plates_summary.json" --log "$out/plates_log.txt" "$@"
+echo
+cat "$out/plates_summary.json"
+echo "screenshot: $out/plates.png"
+echo "summary:    $out/plates_summary.json"
+echo "log:        $out/plates_log.txt"

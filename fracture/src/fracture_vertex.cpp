@@ -25,9 +25,9 @@ namespace shatter::fracture::detail
 namespace
 {
 
-// Sorts the first n entries (n ≤ 4; std::sort on a partial std::array trips GCC's -Warray-bounds).
-template <class Less>
-void insertionSort(std::array<int, 4>& a, int n, Less less)
+// Sorts the first n entries (std::sort on a partial std::array trips GCC's -Warray-bounds).
+template <std::size_t N, class Less>
+void insertionSort(std::array<int, N>& a, int n, Less less)
 {
     for (int i = 1; i < n; ++i)
         for (int j = i; j > 0 && less(a[j], a[j - 1]); --j)
@@ -92,9 +92,11 @@ void canonicalize(VertexKey& key)
         for (int f = 0; f < key.functionCount; ++f)
             sorted.values[f][i] = key.values[f][order[i]];
     }
-    // Functions by values (restricted to the simplex), dropping duplicates of one class; classes
-    // renumbered by first use.
-    std::array<int, 4> fo{0, 1, 2, 3};
+    // Functions by values (restricted to the simplex), classes renumbered by first use. Every function
+    // is kept (up to kMaxKeyFunctions): the key must name exactly one point.
+    std::array<int, kMaxKeyFunctions> fo;
+    for (int j = 0; j < kMaxKeyFunctions; ++j)
+        fo[j] = j;
     insertionSort(fo, key.functionCount,
                   [&](int a, int b)
                   {
@@ -117,7 +119,7 @@ void canonicalize(VertexKey& key)
         out.classOf[count] = std::uint8_t(c);
         ++count;
     }
-    for (int j = count; j < 4; ++j)
+    for (int j = count; j < kMaxKeyFunctions; ++j)
     {
         out.values[j] = {};
         out.classOf[j] = 0;

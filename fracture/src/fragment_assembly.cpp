@@ -41,8 +41,9 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
             triangles.push_back(
                 {pieceFragment[t.piece], {remap[t.v[0]], remap[t.v[1]], remap[t.v[2]]}, t.crack});
     }
-    // Position weld: a point reached through two different keys (a corner of a clipped polytope that
-    // lies on more planes than its simplex needs, tessellation_region.cpp) has two positions that
+    // Position weld (a safety net: with complete keys no vertex needed it in the stress runs): a point
+    // reached through two different keys (a corner of a clipped polytope that lies on more planes than
+    // its simplex needs, or on more than a key holds, tessellation_region.cpp) has two positions that
     // differ by round-off. Vertices closer than 1e-10 of the bounding diagonal are merged into the
     // earliest one (ids in merge order: deterministic); triangles that collapse are dropped by both
     // sides alike, which keeps every surface closed.

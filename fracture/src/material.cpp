@@ -32,6 +32,17 @@ void requirePositive(const std::string& source, const char* field, Real value)
 
 } // namespace
 
+Material glass()
+{
+    Material m;
+    m.density = 2500;
+    m.youngsModulus = 7e10;
+    m.poissonRatio = 0.22;
+    m.energyExponent = 2;
+    m.toughness = 1.5e-6;
+    return m;
+}
+
 void checkMaterial(const Material& material, Index tetCount, const std::string& source)
 {
     requirePositive(source, "density", material.density);

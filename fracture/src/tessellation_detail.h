@@ -14,6 +14,12 @@ namespace shatter::fracture::detail
 
 inline constexpr std::uint32_t kNoSite = 0xffffffffu;
 
+/// Most functions a VertexKey holds. A corner of a clipped polytope in an earlier-cut tet lies on up
+/// to three planes in general position, each an equality of two functions (an earlier crack plane, or a
+/// new one): up to six functions — e.g. a new triple line (g_i = g_j = g_k) through an earlier crack
+/// plane (g_a = g_b) has five. Eight leaves room for a corner on one more plane.
+inline constexpr int kMaxKeyFunctions = 8;
+
 /// Values g_s(node) of every site s that is present in some region tet around the node (CSR over mesh
 /// nodes, sites increasing per node). These are the D_kf of eq. 13 after the adjustments of
 /// tessellation_values.cpp; records, cut edges and fracture vertices all read them, so they agree.
@@ -49,15 +55,17 @@ struct Region
 /// A fracture vertex, identified by the simplex it lies in and the crack functions equal there
 /// (CVD §5: "computed from its sorted node ids only"). Functions are identified by their values at the
 /// simplex's nodes, so the same point reached from two tets (or from a canonical scheme and a clipped
-/// polytope) has the same key and the same position bit for bit. nodeCount 0 marks a polygon centre
-/// local to one tet (nodes = {tet, tag, index, 0}).
+/// polytope) has the same key and the same position bit for bit. The key holds every function equal
+/// there, never a subset: a truncated key can name two different points (tessellation_region.cpp).
+/// nodeCount 0 marks a vertex local to one tet: a polygon centre (nodes = {tet, tag, index, 0}) or a
+/// corner on too many planes for a key (nodes = {tet, kInvalidIndex, piece, corner}).
 struct VertexKey
 {
     std::array<Index, 4> nodes{};
     std::uint8_t nodeCount = 0;
     std::uint8_t functionCount = 0;
-    std::array<std::uint8_t, 4> classOf{};       ///< functions in one class are equal at the vertex
-    std::array<std::array<Real, 4>, 4> values{}; ///< values[f][i]: function f at nodes[i]
+    std::array<std::uint8_t, kMaxKeyFunctions> classOf{}; ///< functions in one class are equal at the vertex
+    std::array<std::array<Real, 4>, kMaxKeyFunctions> values{}; ///< values[f][i]: function f at nodes[i]
 
     bool operator==(const VertexKey& o) const;
 };

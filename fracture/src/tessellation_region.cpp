@@ -251,9 +251,17 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
     for (int q = 0; q < oldPlanes; ++q)
         clip(base, planes[q], 4 + q, tolerance);
 
-    // Key of a clipped corner from its planes.
-    auto cornerVertex = [&](const Corner& c) -> Index
+    // Key of corner `index` of piece `pieceIndex`'s polytope, from its planes: the simplex left by the
+    // tet faces it lies on, and every function of the crack planes through it, in classes of functions
+    // equal there (union-find over the planes' equations). The classes do not depend on which piece
+    // sees the corner — a corner of the triple line g_i = g_j = g_k lies on planes (i, j), (i, k) in
+    // piece i and (i, j), (j, k) in piece j, one class {i, j, k} either way — so all pieces and all
+    // neighbours key it alike. All functions are kept: a key cut short depends on the piece that sees
+    // the corner and can name two points (the triple lines {i, j, k} and {i, j, l} through one earlier
+    // crack plane g_a = g_b both begin {a, b}, {i, j}), which left open edges.
+    auto cornerVertex = [&](const Poly& p, int index, int pieceIndex) -> Index
     {
+        const Corner& c = p.corners[index];
         VertexKey key;
         std::array<int, 4> local;
         int n = 0;
@@ -265,8 +273,7 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
         key.nodeCount = std::uint8_t(n);
         for (int i = 0; i < n; ++i)
             key.nodes[i] = tet[local[i]];
-        // Union-find over the functions of the equations through this corner.
-        std::array<int, 16> fn{}, parentOf{};
+        std::array<int, 2 * kMaxKeyFunctions> fn{}, parentOf{};
         int count = 0;
         auto slotOf = [&](int f)
         {
@@ -283,16 +290,25 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
                 i = parentOf[i];
             return i;
         };
-        for (std::size_t q = 0; q < equations.size(); ++q)
+        for (std::size_t q = 0; q < equations.size() && count <= kMaxKeyFunctions; ++q)
             if (c.mask & (1u << (4 + q)))
             {
                 const int a = slotOf(equations[q].f), b = slotOf(equations[q].g);
-                if (count > 4)
-                    break;
                 parentOf[root(a)] = root(b);
             }
-        if (count > 4)
-            count = 4; // over-determined corner: the key stays deterministic, the position falls back
+        if (count > kMaxKeyFunctions)
+        {
+            // A corner on more planes than a key holds (five or more crack planes through one point:
+            // not seen in the stress runs): local to this piece, so it never names another point; the
+            // other pieces' copies of it differ by round-off and meet in the position weld
+            // (fragment_assembly.cpp).
+            VertexKey own;
+            own.nodes = {t, kInvalidIndex, Index(pieceIndex), Index(index)};
+            const std::size_t before = out.keys.size();
+            const Index id = out.vertex(own, ctx.meshNodes, &c.x);
+            out.singular += out.keys.size() != before;
+            return id;
+        }
         key.functionCount = std::uint8_t(count);
         for (int i = 0; i < count; ++i)
         {
@@ -310,7 +326,7 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
         std::vector<Index> v;
         for (int c : f.corners)
         {
-            const Index id = cornerVertex(p.corners[c]);
+            const Index id = cornerVertex(p, c, int(piece - pieceBase));
             if (v.empty() || v.back() != id)
                 v.push_back(id);
         }

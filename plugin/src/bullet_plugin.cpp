@@ -48,6 +48,10 @@ void checkSettings(const CollisionSettings& s)
         throw Error("CollisionSettings::toleranceFraction", "must be in (0, 0.1]");
     if (s.initialBudget < 1)
         throw Error("CollisionSettings::initialBudget", "must be at least 1");
+    if (s.maxContactsPerPair < s.initialBudget)
+        throw Error("CollisionSettings::maxContactsPerPair", "must be at least initialBudget");
+    if (s.candidateFactor < 1 || s.candidateFactor > 64)
+        throw Error("CollisionSettings::candidateFactor", "must be in [1, 64]");
     if (s.mode != ContactMode::Adaptive && s.mode != ContactMode::Full && s.mode != ContactMode::FixedBudget)
         throw Error("CollisionSettings::mode", "unknown contact mode");
     if (s.order != TraversalOrder::MaxDistance && s.order != TraversalOrder::BreadthFirst)
@@ -71,6 +75,13 @@ void registerCollisionAlgorithms(btCollisionDispatcher& dispatcher, const Collis
     auto context = std::make_shared<CollisionContext>();
     context->settings = settings;
     context->fields = std::make_shared<ShapeFieldCache>(settings.otherShapes);
+    {
+        // A re-registration keeps counting into the same statistics.
+        const std::lock_guard<std::mutex> lock(registryMutex);
+        const auto it = registry().find(&dispatcher);
+        context->counters =
+            it != registry().end() ? it->second->context->counters : std::make_shared<CollisionCounters>();
+    }
 
     auto registration = std::make_unique<Registration>();
     registration->context = context;
@@ -134,6 +145,29 @@ void forgetShape(btCollisionDispatcher& dispatcher, const btCollisionShape* shap
     const auto it = registry().find(&dispatcher);
     if (it != registry().end())
         it->second->context->fields->forget(shape);
+}
+
+CollisionStatistics collisionStatistics(const btCollisionDispatcher& dispatcher)
+{
+    const std::lock_guard<std::mutex> lock(registryMutex);
+    const auto it = registry().find(&dispatcher);
+    if (it == registry().end())
+        return {};
+    const CollisionCounters& c = *it->second->context->counters;
+    return {c.outputContacts.load(std::memory_order_relaxed),
+            c.collidingPoints.load(std::memory_order_relaxed), c.pairs.load(std::memory_order_relaxed)};
+}
+
+void resetCollisionStatistics(btCollisionDispatcher& dispatcher)
+{
+    const std::lock_guard<std::mutex> lock(registryMutex);
+    const auto it = registry().find(&dispatcher);
+    if (it == registry().end())
+        return;
+    CollisionCounters& c = *it->second->context->counters;
+    c.outputContacts.store(0, std::memory_order_relaxed);
+    c.collidingPoints.store(0, std::memory_order_relaxed);
+    c.pairs.store(0, std::memory_order_relaxed);
 }
 
 std::size_t collisionAlgorithmSize()

@@ -12,21 +12,47 @@
 // recursed to us.
 //
 // One budget per pair (TVCG §5.2). The paper keeps one m per pair of fragments. The first direction
-// (the fragment's own tree first, it samples its surface best) gets m; the second gets what is left.
-// When the first already reached m, the second must look only for points deeper than ε, as Algorithm 1
-// does after its STOP: collide() cannot start in that phase, so the second query runs in Full mode
-// against the field shifted by 2ε (DeepOnly below), where "within +ε" means "deeper than ε" and
-// sphereTest(r) becomes sphereTest(r − 2ε) — the same culling as the −ε phase. Every contact deeper
-// than ε found after m was reached raises m by one, as in the paper. The paper never lowers m, but one
-// impact would then leave a pair with hundreds of contacts at rest; so after a step without deep
-// contacts m decays geometrically (a quarter of the surplus per step) back to its initial value.
+// (the fragment's own tree first, it samples its surface best) gets the budget; the second gets what is
+// left. When the first already filled it, the second must look only for points deeper than ε, as
+// Algorithm 1 does after its STOP: collide() cannot start in that phase, so the second query runs in
+// Full mode against the field shifted by 2ε (DeepOnly below), where "within +ε" means "deeper than ε"
+// and sphereTest(r) becomes sphereTest(r − 2ε) — the same culling as the −ε phase.
+//
+// Spread selection and a cap (Adaptive). Taken literally, §5.2 has two weaknesses in a rigid-body
+// engine. (1) The first m contacts are spread only as well as the tree's order spreads them, and along
+// a crack (points inserted by §6.3 under a few nodes) they cluster, so a fragment resting on its sibling
+// gets a one-sided support and slides. So the query collects up to candidateFactor × m candidates and
+// selectSpreadContacts keeps m of them by farthest-point sampling from the deepest (contact_selection.h).
+// (2) m grows by one per point deeper than ε and never shrinks: one deep impact leaves a pair with
+// hundreds of contacts, which costs the query (every deep point is visited) and the solver, and helps
+// neither. So the deep phase stops at maxContactsPerPair points, the pair outputs max(m, deep points)
+// contacts capped at maxContactsPerPair, and the next step's m follows the deep count: it rises at once
+// to the number of deep points found, and decays by a quarter of its surplus per step back toward the
+// initial m once they are resolved. FixedBudget is Algorithm 1 as printed (first m contacts, STOP), and
+// Full outputs every point within ε; neither selects nor filters.
+//
+// Normals that lie (Adaptive, filterNormals). A per-point normal is the direction of the nearest
+// surface of the other body, which is wrong in two places. (a) Edges of flush faces: a brick's bottom
+// edge resting on an identical brick is at distance ~0 from the top face and from the side face, and
+// which one the field names is a coin toss; a sideways normal there pushes the bricks apart and makes
+// a stack creep. Touching contacts (|d| < ε) more than 45° off the pair's depth-weighted mean normal
+// are therefore left out (a deeper contact is a real overlap and kept). (b) Tunnelling: a point that
+// went past the mid-surface of a thin body (a ball landing 1 cm deep in a 7 mm plate) is nearest to
+// the far surface, and its contact pushes it on through. Points deeper than ε whose normal is more
+// than 120° off the pair's normal of the previous step are left out, so the others (the points that
+// are still on the near side, and the thin body's own points inside the ball) push back the way the
+// body came. The pair normal includes speculative contacts, so it is known before the bodies touch.
 //
 // ε and speculative contacts. ε = toleranceFraction × the smaller object radius of the pair (TVCG
-// §5.2's 0.2 %). Contacts are points within +ε, i.e. speculative contacts up to ε away; Bullet's
-// solver lets those approach by exactly their distance, so resting contacts settle at distance ~0 and
-// penetration stays below ε. ε is far below the manifold's contact breaking threshold (2 % of the
-// radius), so addContactPoint keeps them all. For contactTest the query distance grows to the
-// caller's m_closestPointDistanceThreshold.
+// §5.2's 0.2 %). Contacts are points within the query band, i.e. speculative contacts up to the band
+// away; Bullet's solver lets those approach by exactly their distance, so resting contacts settle at
+// distance ~0 and penetration stays below ε. The band is ε plus how far the pair can approach within
+// the step (speculativeContacts): Bullet gives concave shapes no CCD, and without it a ball falling
+// 2 cm per step lands past the mid-plane of a 2 cm plate, where the field's nearest surface is the far
+// one and the contact pushes it through. The band only widens while bodies move fast, so resting pairs
+// pay nothing; it is capped at the smaller radius. The manifolds' breaking threshold is raised to the
+// band for the step so addContactPoint and refreshContactPoints keep these contacts. For contactTest
+// the band is the caller's m_closestPointDistanceThreshold.
 //
 // Manifolds and warm starting. A btPersistentManifold holds four points and, when full, replaces one
 // by area (reference/bullet_integration.md §4), which would drop contacts and churn the solver's warm
@@ -34,17 +60,28 @@
 // and the side it belongs to, stored in m_index0/m_index1 (the other index is -1; m_partId of the
 // fragment side is its fragment id) — and stays there while it persists; new points fill manifolds
 // with room, and manifolds are created as needed. Points a step no longer reports are removed before
-// the new ones are added, so the manifolds hold exactly this step's contact set, and addContactPoint's
-// cache lookup finds last step's point of the same id (same body-local point) and keeps its impulses.
-// Then refreshContactPoints runs on every manifold (bullet3 #68), and trailing empty manifolds are
-// released. All of them are returned by getAllContactManifolds and released in the destructor.
+// the new ones are added, so the manifolds hold exactly this step's contact set. A point is matched to
+// last step's point by that identity, not by Bullet's cache lookup (getCacheEntry takes the nearest
+// point within the breaking threshold, which with a speculative band can be another point): it is
+// built by btManifoldResult::addContactPoint into a staging manifold (friction, restitution, flags and
+// the user's contact-added callback as Bullet sets them), then copied into its manifold with
+// replaceContactPoint, which keeps the old point's impulses, or addManifoldPoint. The staging manifold
+// always holds one point, so Bullet's contact-started/ended callbacks see only the real manifolds. Then
+// refreshContactPoints runs on every manifold (bullet3 #68), and trailing empty manifolds are released.
+// All of them are returned by getAllContactManifolds and released in the destructor.
+//
+// Statistics. Each simulation pair adds its colliding points (within ε, before selection), its output
+// contacts and whether it output any to the registration's counters (relaxed atomics; bullet_plugin.h
+// CollisionStatistics, TVCG Table 2).
 //
 // Re-entrancy. Per-pair state lives in the algorithm object (Bullet runs one pair on one thread), the
-// query scratch and contact buffers are thread_local, and shapes, ObjectStates and ShapeFields are only
-// read. Nothing allocates once the buffers are warm, except new manifolds.
+// query scratch and contact buffers are thread_local, shapes, ObjectStates and ShapeFields are only
+// read, and the statistics are atomics. Nothing allocates once the buffers are warm, except new
+// manifolds.
 #include "shatter/fracturable_collision_algorithm.h"
 
-#include "bullet_convert.h"
+#include "shatter/bullet_convert.h"
+#include "contact_selection.h"
 #include "shatter/fracturable_shape.h"
 #include "shatter/object_state.h"
 #include "shatter/shape_field.h"
@@ -53,6 +90,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 
 #include <algorithm>
 #include <cmath>
@@ -61,21 +99,11 @@
 namespace shatter
 {
 
-namespace
+namespace detail
 {
-
-enum SideKind : std::uint8_t
-{
-    kFracturable,
-    kField,       // a shape ShapeField answers
-    kUnsupported, // neither: the pair produces no contacts
-};
-
-// m never grows past this (a safety net against a runaway budget; far above any resting need).
-constexpr Index kMaxBudget = 4096;
 
 /// One side of the pair at this step.
-struct Side
+struct PairSide
 {
     const FracturableShape* fracturable = nullptr;
     const ShapeField* field = nullptr;
@@ -93,15 +121,38 @@ struct PairContact
     std::uint32_t slot;
 };
 
-struct Scratch
+struct PairScratch
 {
     QueryScratch query;
     std::vector<Contact> contacts;
     std::vector<PairContact> pair;
     std::vector<std::uint32_t> fill; // contacts per manifold this step
+    // Spread selection (Adaptive).
+    std::vector<SelectionCandidate> candidates;
+    std::vector<Index> kept;
+    std::vector<Real> selectionDistance;
+    std::vector<PairContact> selected;
 };
 
+} // namespace detail
+
+namespace
+{
+
+enum SideKind : std::uint8_t
+{
+    kFracturable,
+    kField,       // a shape ShapeField answers
+    kUnsupported, // neither: the pair produces no contacts
+};
+
+using detail::PairContact;
+using Side = detail::PairSide;
+using Scratch = detail::PairScratch;
+
 thread_local Scratch tlsScratch;
+
+constexpr std::uint32_t kUnrouted = std::numeric_limits<std::uint32_t>::max();
 
 /// The field shifted by `shift` = 2ε: "within +ε" of it means "deeper than ε" in the real field (see the
 /// file comment). Points outside the real field are never near (the band shrinks to max(band − 2ε, 0)).
@@ -123,28 +174,39 @@ struct DeepOnly
     }
 };
 
+/// collide() once; returns the number of colliding points it met (QueryStats::collidingPoints).
 template <class Field>
-void runQuery(const SphereForest& forest, FragmentId f, const Eigen::Isometry3d& aToB, const Field& field,
-              const QueryOptions& options, Index& budget, bool deepOnly, Scratch& s)
+Index runQuery(const SphereForest& forest, FragmentId f, const Eigen::Isometry3d& aToB, const Field& field,
+               const QueryOptions& options, Index& budget, bool deepOnly, Scratch& s)
 {
+    QueryStats stats;
     if (!deepOnly)
     {
-        collide(forest, f, aToB, field, options, budget, s.query, s.contacts);
-        return;
+        collide(forest, f, aToB, field, options, budget, s.query, s.contacts, &stats);
+        return stats.collidingPoints;
     }
     const std::size_t before = s.contacts.size();
     const Real shift = 2 * options.tolerance;
     QueryOptions full = options;
     full.mode = ContactMode::Full;
+    full.speculative = 0;
     Index unused = 1;
-    collide(forest, f, aToB, DeepOnly<Field>{field, shift}, full, unused, s.query, s.contacts);
+    collide(forest, f, aToB, DeepOnly<Field>{field, shift}, full, unused, s.query, s.contacts, &stats);
     for (std::size_t i = before; i < s.contacts.size(); ++i)
         s.contacts[i].depth -= shift;
+    return stats.collidingPoints;
 }
 
-/// S(sides[owner]) against D(sides[1 − owner]); appends world contacts to s.pair, returns how many.
-Index runDirection(const Side (&sides)[2], int owner, const QueryOptions& options, Index& budget,
-                   bool deepOnly, Scratch& s)
+/// What one direction of the pair found.
+struct DirectionResult
+{
+    Index contacts = 0;        // appended, speculative ones included
+    Index collidingPoints = 0; // QueryStats::collidingPoints
+};
+
+/// S(sides[owner]) against D(sides[1 − owner]); appends world contacts to s.pair.
+DirectionResult runDirection(const Side (&sides)[2], int owner, const QueryOptions& options, Index& budget,
+                             bool deepOnly, Scratch& s)
 {
     const Side& a = sides[owner];
     const Side& b = sides[1 - owner];
@@ -158,27 +220,91 @@ Index runDirection(const Side (&sides)[2], int owner, const QueryOptions& option
     else
         forest = a.field->pointShell();
     if (!forest)
-        return 0; // a static plane has no point shell
+        return {}; // a static plane has no point shell
     const Eigen::Isometry3d aToB = b.toWorld.inverse() * a.toWorld;
     s.contacts.clear();
+    DirectionResult result;
     if (b.fracturable)
     {
         const FragmentFieldView view(b.fracturable->state(), b.fracturable->fragment());
-        runQuery(*forest, f, aToB, view, options, budget, deepOnly, s);
+        result.collidingPoints = runQuery(*forest, f, aToB, view, options, budget, deepOnly, s);
     }
     else
-        runQuery(*forest, f, aToB, *b.field, options, budget, deepOnly, s);
+        result.collidingPoints = runQuery(*forest, f, aToB, *b.field, options, budget, deepOnly, s);
 
     const Mat3 rotationB = b.toWorld.linear();
     for (const Contact& c : s.contacts)
         s.pair.push_back({a.toWorld * c.position, rotationB * c.normal, c.depth,
                           std::uint32_t(c.point) << 1 | std::uint32_t(owner), 0});
-    return Index(s.contacts.size());
+    result.contacts = Index(s.contacts.size());
+    return result;
+}
+
+/// How far the two sides can approach each other within the step of length dt: the relative speed of
+/// the centres, plus |ω|·r per side (r from the body's centre of mass to the side's far end: a compound
+/// child sits off the centre), × dt. What gravity adds within the step (g·dt², 0.7 mm at 120 Hz) is
+/// left out: a falling body is fast long before that matters, and at rest it would only surround every
+/// contact with speculative points the solver does not need.
+Real approachBound(const btCollisionObjectWrapper* const (&wraps)[2], const Side (&sides)[2], Real dt)
+{
+    Vec3 relative = Vec3::Zero();
+    Real speed = 0;
+    for (int i = 0; i < 2; ++i)
+    {
+        const btRigidBody* body = btRigidBody::upcast(wraps[i]->getCollisionObject());
+        if (!body)
+            continue;
+        const Vec3 v = toEigen(body->getLinearVelocity());
+        relative += i == 0 ? v : Vec3(-v);
+        const Real spin = Real(body->getAngularVelocity().length());
+        if (spin > 0 && std::isfinite(sides[i].radius))
+        {
+            const btVector3 offset =
+                wraps[i]->getWorldTransform().getOrigin() - body->getWorldTransform().getOrigin();
+            speed += spin * (Real(offset.length()) + sides[i].radius);
+        }
+    }
+    return (relative.norm() + speed) * dt;
 }
 
 std::uint32_t keyOf(const btManifoldPoint& p)
 {
     return p.m_index0 >= 0 ? std::uint32_t(p.m_index0) << 1 : std::uint32_t(p.m_index1) << 1 | 1u;
+}
+
+/// The staging manifold's single point (see the file comment). Its lateral impulse is huge so that
+/// replaceContactPoint's friction-anchor test (CF_HAS_FRICTION_ANCHOR) never keeps it in place of the
+/// new point; the copy stored into a real manifold gets clean impulses (storeContact).
+btManifoldPoint stagingPoint()
+{
+    btManifoldPoint p(btVector3(0, 0, 0), btVector3(0, 0, 0), btVector3(0, 1, 0), 0);
+    p.m_appliedImpulseLateral1 = BT_LARGE_FLOAT;
+    return p;
+}
+
+/// Puts `staged` into `manifold`: over the point with the same key if there is one (replaceContactPoint
+/// keeps its impulses for warm starting, and a friction anchor in place), else as a new point with no
+/// impulse yet. Fires Bullet's contact-started callback when the manifold was empty, as
+/// btManifoldResult::addContactPoint does.
+void storeContact(btPersistentManifold& manifold, const btManifoldPoint& staged, std::uint32_t key)
+{
+    for (int i = 0; i < manifold.getNumContacts(); ++i)
+        if (keyOf(manifold.getContactPoint(i)) == key)
+        {
+            manifold.replaceContactPoint(staged, i);
+            return;
+        }
+    btManifoldPoint point = staged;
+    point.m_appliedImpulse = 0;
+    point.m_appliedImpulseLateral1 = 0;
+    point.m_appliedImpulseLateral2 = 0;
+    point.m_prevRHS = 0;
+    point.m_lifeTime = 0;
+    point.m_userPersistentData = nullptr;
+    const bool started = manifold.getNumContacts() == 0;
+    manifold.addManifoldPoint(point, true);
+    if (started && gContactStartedCallback)
+        gContactStartedCallback(&manifold);
 }
 
 } // namespace
@@ -230,11 +356,16 @@ void FracturableCollisionAlgorithm::getAllContactManifolds(btManifoldArray& mani
 
 void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrapper* body0Wrap,
                                                      const btCollisionObjectWrapper* body1Wrap,
-                                                     const btDispatcherInfo&, btManifoldResult* resultOut)
+                                                     const btDispatcherInfo& dispatchInfo,
+                                                     btManifoldResult* resultOut)
 {
     const btCollisionObject* objects[2] = {body0Wrap->getCollisionObject(), body1Wrap->getCollisionObject()};
     if (m_manifolds.size() == 0) // always leave a manifold set: btBridgedManifoldResult dereferences it
+    {
         m_manifolds.push_back(m_dispatcher->getNewManifold(objects[0], objects[1]));
+        if (m_breakingThreshold == 0)
+            m_breakingThreshold = m_manifolds[0]->getContactBreakingThreshold();
+    }
 
     Scratch& s = tlsScratch;
     s.pair.clear();
@@ -264,6 +395,8 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         }
     }
 
+    Index collidingPoints = 0;
+    Real band = 0;
     if (active)
     {
         Real radius = std::min(sides[0].radius, sides[1].radius);
@@ -275,6 +408,13 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         options.tolerance = settings.toleranceFraction * radius;
         if (m_closestPoints)
             options.tolerance = std::max(options.tolerance, Real(resultOut->m_closestPointDistanceThreshold));
+        else if (settings.speculativeContacts && settings.mode != ContactMode::Full)
+        {
+            const Real approach = approachBound(wraps, sides, Real(dispatchInfo.m_timeStep));
+            if (std::isfinite(approach))
+                options.speculative = std::min(approach, radius);
+        }
+        band = options.tolerance + options.speculative;
 
         // The fragment's own tree first (the better surface sampling), then the other direction with
         // what is left of the budget (see the file comment).
@@ -284,44 +424,137 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         if (settings.mode == ContactMode::Full)
         {
             Index b = m;
-            runDirection(sides, first, options, b, false, s);
+            collidingPoints += runDirection(sides, first, options, b, false, s).collidingPoints;
             b = m;
-            runDirection(sides, second, options, b, false, s);
+            collidingPoints += runDirection(sides, second, options, b, false, s).collidingPoints;
         }
         else
         {
             const bool adaptive = settings.mode == ContactMode::Adaptive;
-            Index deep = 0;
-            Index b1 = m;
-            const Index k1 = runDirection(sides, first, options, b1, false, s);
-            deep += b1 - m;
-            if (k1 < m)
+            // Adaptive collects candidateFactor × m candidates plus at most maxContactsPerPair deep (or
+            // speculative) ones per direction; FixedBudget is Algorithm 1's first m.
+            const Index wanted = adaptive ? m * settings.candidateFactor : m;
+            options.contactLimit = wanted + settings.maxContactsPerPair;
+            Index b1 = wanted;
+            const DirectionResult r1 = runDirection(sides, first, options, b1, false, s);
+            collidingPoints += r1.collidingPoints;
+            // Speculative contacts count here: a pair approaching fast has its first direction's
+            // band full of them, and a second full query would double the cost for no load-bearing
+            // contact (the deep-only pass still finds what is deeper than ε).
+            if (r1.contacts < wanted)
             {
-                Index b2 = m - k1;
-                runDirection(sides, second, options, b2, false, s);
-                deep += b2 - (m - k1);
+                Index b2 = wanted - r1.contacts;
+                collidingPoints += runDirection(sides, second, options, b2, false, s).collidingPoints;
             }
             else if (adaptive)
             {
                 Index unused = 1;
-                deep += runDirection(sides, second, options, unused, true, s);
+                options.contactLimit = settings.maxContactsPerPair;
+                collidingPoints += runDirection(sides, second, options, unused, true, s).collidingPoints;
             }
-            if (adaptive && !m_closestPoints)
-                m_budget = deep > 0 ? std::min(m + deep, kMaxBudget)
-                                    : settings.initialBudget + (m - settings.initialBudget) * 3 / 4;
+            if (adaptive)
+            {
+                filterNormals(options.tolerance, band, s);
+                Index deep = 0;
+                for (const PairContact& c : s.pair)
+                    deep += c.depth < -options.tolerance ? 1 : 0;
+                const Index keep = std::min(settings.maxContactsPerPair, std::max(m, deep));
+                selectContacts(keep, options.tolerance, s);
+                if (!m_closestPoints)
+                {
+                    // Rise at once to the deep count, decay by a quarter of the surplus per step.
+                    const Index target =
+                        std::clamp(deep, settings.initialBudget, settings.maxContactsPerPair);
+                    m_budget = target >= m ? target : m - (m - target + 3) / 4;
+                }
+            }
         }
     }
 
-    // Route every contact to a manifold: last step's manifold if it still has room, else the first
-    // manifold with room, else a new one.
-    s.fill.assign(std::size_t(m_manifolds.size()), 0);
-    const auto findRoute = [this](std::uint32_t key) -> const Route*
+    routeContacts(objects, s);
+    addContacts(objects, sides, band, resultOut, s);
+
+    if (!m_closestPoints && active)
     {
-        const auto it = std::lower_bound(m_routes.begin(), m_routes.end(), key,
-                                         [](const Route& r, std::uint32_t k) { return r.key < k; });
-        return it != m_routes.end() && it->key == key ? &*it : nullptr;
+        CollisionCounters& counters = *m_context->counters;
+        counters.collidingPoints.fetch_add(long(collidingPoints), std::memory_order_relaxed);
+        counters.outputContacts.fetch_add(long(s.pair.size()), std::memory_order_relaxed);
+        if (!s.pair.empty())
+            counters.pairs.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
+const FracturableCollisionAlgorithm::Route* FracturableCollisionAlgorithm::findRoute(std::uint32_t key) const
+{
+    const auto it = std::lower_bound(m_routes.begin(), m_routes.end(), key,
+                                     [](const Route& r, std::uint32_t k) { return r.key < k; });
+    return it != m_routes.end() && it->key == key ? &*it : nullptr;
+}
+
+void FracturableCollisionAlgorithm::filterNormals(Real tolerance, Real band, Scratch& s)
+{
+    // Normals as Bullet's normal on B (from B toward A): owner B's push is reversed.
+    const auto normalOnB = [](const PairContact& c)
+    {
+        return (c.key & 1u) ? Vec3(-c.normal) : c.normal;
     };
-    constexpr std::uint32_t kUnrouted = std::numeric_limits<std::uint32_t>::max();
+    // Tunnelled points: deeper than ε with a normal more than 120° off the pair's normal of the last
+    // step (the far surface of a thin body is nearer than the one they came through).
+    constexpr Real kCos120 = -0.5;
+    if (m_pairNormal.squaredNorm() > 0)
+        s.pair.erase(std::remove_if(s.pair.begin(), s.pair.end(),
+                                    [&](const PairContact& c) {
+                                        return c.depth < -tolerance &&
+                                               normalOnB(c).dot(m_pairNormal) < kCos120;
+                                    }),
+                     s.pair.end());
+
+    // Ambiguous edges: touching (|d| < ε) with a normal more than 45° off the pair's normal, the mean
+    // weighted by how far below +ε each contact lies, so that the deepest set it.
+    Vec3 mean = Vec3::Zero();
+    for (const PairContact& c : s.pair)
+        if (c.depth < tolerance)
+            mean += (tolerance - c.depth) * normalOnB(c);
+    if (mean.squaredNorm() > 0)
+    {
+        mean.normalize();
+        constexpr Real kCos45 = 0.70710678118654752;
+        s.pair.erase(std::remove_if(s.pair.begin(), s.pair.end(),
+                                    [&](const PairContact& c) {
+                                        return std::abs(c.depth) < tolerance &&
+                                               normalOnB(c).dot(mean) < kCos45;
+                                    }),
+                     s.pair.end());
+    }
+
+    // This step's pair normal, speculative contacts included (they set it before the bodies touch).
+    Vec3 pairNormal = Vec3::Zero();
+    for (const PairContact& c : s.pair)
+        pairNormal += (band - c.depth) * normalOnB(c);
+    if (pairNormal.squaredNorm() > 0)
+        m_pairNormal = pairNormal.normalized();
+}
+
+void FracturableCollisionAlgorithm::selectContacts(Index keep, Real tolerance, Scratch& s) const
+{
+    if (s.pair.size() <= keep)
+        return;
+    s.candidates.clear();
+    for (const PairContact& c : s.pair)
+        s.candidates.push_back({c.point, c.depth, findRoute(c.key) != nullptr, !(c.depth < tolerance)});
+    selectSpreadContacts(s.candidates, keep, s.kept, s.selectionDistance);
+    std::sort(s.kept.begin(), s.kept.end()); // traversal order, deterministic
+    s.selected.clear();
+    for (const Index i : s.kept)
+        s.selected.push_back(s.pair[i]);
+    std::swap(s.pair, s.selected);
+}
+
+void FracturableCollisionAlgorithm::routeContacts(const btCollisionObject* const (&objects)[2], Scratch& s)
+{
+    // Every contact goes to last step's manifold if it still has room, else the first manifold with
+    // room, else a new one.
+    s.fill.assign(std::size_t(m_manifolds.size()), 0);
     for (PairContact& c : s.pair)
     {
         c.slot = kUnrouted;
@@ -350,11 +583,18 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
     for (const PairContact& c : s.pair)
         m_routes.push_back({c.key, c.slot});
     std::sort(m_routes.begin(), m_routes.end(), [](const Route& a, const Route& b) { return a.key < b.key; });
+}
 
-    // Drop the points this step does not report in that manifold, then add this step's contacts.
+void FracturableCollisionAlgorithm::addContacts(const btCollisionObject* const (&objects)[2],
+                                                const Side (&sides)[2], Real band,
+                                                btManifoldResult* resultOut, Scratch& s)
+{
+    // Drop the points this step does not report in that manifold; let the rest of the band through.
+    const btScalar threshold = std::max(m_breakingThreshold, btScalar(band));
     for (int slot = 0; slot < m_manifolds.size(); ++slot)
     {
         btPersistentManifold* manifold = m_manifolds[slot];
+        manifold->setContactBreakingThreshold(threshold);
         for (int i = manifold->getNumContacts() - 1; i >= 0; --i)
         {
             const Route* r = findRoute(keyOf(manifold->getContactPoint(i)));
@@ -362,6 +602,11 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
                 manifold->removeContactPoint(i);
         }
     }
+
+    // See the file comment: contactTest's result hands each point to the user's callback; a simulation
+    // contact is built in `staging` and stored by its key.
+    btPersistentManifold staging(objects[0], objects[1], 0, BT_LARGE_FLOAT, BT_LARGE_FLOAT);
+    staging.addManifoldPoint(stagingPoint(), true);
     // btManifoldResult's A/B are the manifold's bodies (ours: body0Wrap, body1Wrap); its shape
     // identifiers follow its own body order, which a compound parent may have swapped.
     const bool resultSwapped = resultOut->getBody0Internal() != objects[0];
@@ -377,7 +622,8 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         const int a = resultSwapped ? 1 : 0;
         resultOut->setShapeIdentifiersA(part[a], index[a]);
         resultOut->setShapeIdentifiersB(part[1 - a], index[1 - a]);
-        resultOut->setPersistentManifold(m_manifolds[int(c.slot)]);
+        btPersistentManifold* target = m_manifolds[int(c.slot)];
+        resultOut->setPersistentManifold(m_closestPoints ? target : &staging);
         // Normal on B points from B toward A. Owner A: its point is on A, the point on B lies `depth`
         // along −n from it. Owner B: the point is on B and n pushes it out of A, so n_B = −n.
         if (owner == 0)
@@ -385,6 +631,8 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
                                        btScalar(c.depth));
         else
             resultOut->addContactPoint(toBullet(Vec3(-c.normal)), toBullet(c.point), btScalar(c.depth));
+        if (!m_closestPoints)
+            storeContact(*target, staging.getContactPoint(0), c.key);
     }
 
     for (int slot = 0; slot < m_manifolds.size(); ++slot)

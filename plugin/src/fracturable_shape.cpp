@@ -5,7 +5,7 @@
 // caches, no mutation after construction.
 #include "shatter/fracturable_shape.h"
 
-#include "bullet_convert.h"
+#include "shatter/bullet_convert.h"
 #include "shatter/error.h"
 #include "shatter/object_state.h"
 

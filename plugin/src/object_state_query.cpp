@@ -15,7 +15,9 @@
 // the crack planes bounding f's region in the tet — exact near the crack, where it matters most.
 // Finally, close to the original surface the precomputed regular-grid distance is more accurate
 // than the mesh field; it is never smaller than the true distance to f's surface (a segment from p
-// to the original surface must leave f), so the minimum of both is the better estimate. The grid is
+// to the original surface must leave f), so the minimum of both is the better estimate — and where no
+// crack is nearer than the original surface (an uncut tet whose nodes keep the asset's distances) the
+// grid alone is used, distance and normal, since the mesh field's error there is pure error. The grid is
 // read only when the asset's exact node distances (minus |p − p_j|, a lower bound of the distance to
 // the original surface) do not already exceed the field's value.
 //
@@ -80,9 +82,13 @@ Penetration ObjectState::penetration(const Vec3& p, const TetLocation& where, Fr
     // cache miss) for points deeper inside.
     const Asset& a = *sharedAsset;
     Real surfaceLowerBound = 0;
+    bool untouched = !fieldData.isCut(where.tet); // no crack in the tet, none closer than the surface
     for (Index node : a.tetMesh.tets[where.tet])
+    {
         surfaceLowerBound =
             std::max(surfaceLowerBound, a.nodeDistance[node] - (a.tetMesh.nodes[node] - p).norm());
+        untouched = untouched && fieldData.node(node).distance >= a.nodeDistance[node];
+    }
     if (surfaceLowerBound >= d)
         return finish(result, d, n);
     const GridSample sample = a.surfaceGrid.sample(p);
@@ -90,7 +96,12 @@ Penetration ObjectState::penetration(const Vec3& p, const TetLocation& where, Fr
     {
         const Real gridDepth = std::max(Real(0), -sample.distance);
         const Real len = sample.gradient.norm();
-        if (gridDepth < d && len > 0)
+        // Where fracture has not come closer than the original surface (an uncut tet whose nodes keep
+        // their original distances), the grid is the accurate answer, not just a bound: eq. 1-2's
+        // weighted node values can underestimate a few tenths of a millimetre below a flat face with
+        // a normal a degree or two off, which tilts every resting contact the same way and makes a
+        // stack creep sideways.
+        if (len > 0 && (gridDepth < d || untouched))
         {
             d = gridDepth;
             n = sample.gradient / len;

@@ -28,7 +28,7 @@ Real kineticEnergy(const btRigidBody& b)
     return 0.5 * Real(1 / b.getInvMass()) * Real(v.length2()) + 0.5 * rot;
 }
 
-TEST(PiggyBankCrack, DISABLED_FragmentsRestAlongTheCrackWithoutGainingEnergy)
+TEST(PiggyBankCrack, FragmentsRestAlongTheCrackWithoutGainingEnergy)
 {
     std::shared_ptr<ObjectState> state = freshState("piggy_bank.obj");
     const Asset& asset = state->asset();
@@ -49,7 +49,11 @@ TEST(PiggyBankCrack, DISABLED_FragmentsRestAlongTheCrackWithoutGainingEnergy)
     ASSERT_EQ(result->meshes.size(), 2u);
     state->apply(*result);
 
-    BulletWorld world;
+    // Two friction directions: with Bullet's default single one, nothing resting on a slope is held
+    // (the one direction follows the sliding velocity, or is arbitrary at rest).
+    WorldOptions options;
+    options.twoFrictionDirections = true;
+    BulletWorld world(options);
     btRigidBody* ground = world.addGroundPlane();
     // Both fragments where they were in the unbroken object, standing on the ground, sliding together
     // at 0.2 m/s: friction with the ground takes the energy out; the crack contacts must not add any.

@@ -143,8 +143,10 @@ TEST_P(ShapesOnPlate, ComesToRestOnThePlate)
         r.deepestContact * 1e3, r.speed * 1e3, r.contacts);
     EXPECT_TRUE(std::isfinite(r.centreOverPlate)) << "not over the plate any more";
     // On the plate, not in it: the centre is above the plate's top surface and no contact is deeper
-    // than 3 mm (no fall-through; the measured depths are printed above).
-    EXPECT_GT(r.centreOverPlate, 0.005);
+    // than 3 mm (no fall-through; the measured depths are printed above). The compound's lowest points
+    // are exactly 5 mm below its origin, the least of all the shapes, so resting flat it reads 5 mm
+    // minus its resting penetration: 1 mm of slack.
+    EXPECT_GT(r.centreOverPlate, 0.004);
     EXPECT_GT(r.deepestContact, -3e-3);
     EXPECT_LT(r.position.y(), 0.08); // no explosion
     EXPECT_LT(r.speed, 5e-3);

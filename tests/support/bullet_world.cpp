@@ -88,6 +88,8 @@ BulletWorld::BulletWorld(const WorldOptions& options)
     }
     dynamicsWorld->setGravity(btVector3(0, btScalar(-9.81), 0));
     dynamicsWorld->getSolverInfo().m_numIterations = options.solverIterations;
+    if (options.twoFrictionDirections)
+        dynamicsWorld->getSolverInfo().m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS;
     if (options.register_)
         registerCollisionAlgorithms(*collisionDispatcher, options.collision);
 }

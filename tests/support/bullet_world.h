@@ -36,6 +36,11 @@ struct WorldOptions
         false; ///< btCollisionDispatcherMt + btDiscreteDynamicsWorldMt (sequential scheduler)
     CollisionSettings collision;
     int solverIterations = 10;
+    /// SOLVER_USE_2_FRICTION_DIRECTIONS. Bullet's default solves friction along one direction per
+    /// contact (the sliding direction, or an arbitrary one at rest), so bodies resting on each other
+    /// creep sideways under any small tangential load; stacks want two (docs/user-guide.md). Off by
+    /// default: Bullet's default is what a user's world has.
+    bool twoFrictionDirections = false;
     bool register_ = true; ///< call registerCollisionAlgorithms (false: plain Bullet, for baselines)
 };
 

@@ -51,6 +51,19 @@ struct CollisionSettings
     Real toleranceFraction = 0.002;
     /// m at the first step of a pair (TVCG §5.2: eight), ≥ 1. Also the fixed budget of FixedBudget.
     Index initialBudget = kInitialContactBudget;
+    /// Adaptive: the most contacts one pair hands to the solver in a step, ≥ initialBudget. TVCG §5.2
+    /// raises m for every point deeper than ε, without bound; after a deep impact that is hundreds of
+    /// contacts per pair, most of them redundant for the solver. The cap keeps a well-spread subset.
+    Index maxContactsPerPair = 32;
+    /// Adaptive: the query collects up to this many times m candidate contacts (≥ 1), of which m are
+    /// kept, spread over the contact patch (contact_selection.h). 1 = TVCG's first m contacts.
+    Index candidateFactor = 4;
+    /// Adaptive and FixedBudget: speculative contacts. The query band grows from ε to ε plus how far
+    /// the pair can approach in the step (relative speed bound × Δt, capped at the smaller radius), so
+    /// that a fast body is stopped at the surface instead of landing deep inside it: Bullet runs no CCD
+    /// for concave shapes (reference/bullet_integration.md §1). The solver lets a contact at distance d
+    /// close by d and no more, so these contacts cost nothing while the bodies stay apart.
+    bool speculativeContacts = true;
     /// How the non-fracturable shapes are seen (triangle-mesh thickness, point shell size).
     ShapeFieldSettings otherShapes;
 };
@@ -70,6 +83,21 @@ void unregisterCollisionAlgorithms(btCollisionDispatcher& dispatcher);
 /// Drops the cached field of `shape` (built for pairs of fracturable bodies with it). Call it before
 /// deleting a shape whose address may be reused by a new shape while `dispatcher` lives.
 void forgetShape(btCollisionDispatcher& dispatcher, const btCollisionShape* shape);
+
+/// Narrow-phase counters of one dispatcher, accumulated over the steps since registration or the last
+/// resetCollisionStatistics (TVCG Table 2, Fig. 12). Only simulation pairs count (contactTest and
+/// contactPairTest queries do not).
+struct CollisionStatistics
+{
+    long outputContacts = 0;  ///< contacts handed to the solver ("output points")
+    long collidingPoints = 0; ///< sphere-tree points found within the query band, before selection
+    long pairs = 0;           ///< pair evaluations that output at least one contact
+};
+
+/// The counters of `dispatcher` (all zero if it has no registration). Safe to call between steps.
+CollisionStatistics collisionStatistics(const btCollisionDispatcher& dispatcher);
+/// Sets the counters of `dispatcher` to zero (e.g. at the start of each step to get per-step figures).
+void resetCollisionStatistics(btCollisionDispatcher& dispatcher);
 
 /// Bytes of one FracturableCollisionAlgorithm (for m_customCollisionAlgorithmMaxElementSize).
 std::size_t collisionAlgorithmSize();

@@ -11,6 +11,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionCreateFunc.h>
 #include <LinearMath/btAlignedObjectArray.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -21,11 +22,28 @@ namespace shatter
 class ShapeField;
 class ShapeFieldCache;
 
-/// What every algorithm of one registration shares: the settings and the other shapes' fields.
+namespace detail
+{
+struct PairSide;    // one side of a pair at a step (fracturable_collision_algorithm.cpp)
+struct PairScratch; // per-thread buffers of the narrow phase
+} // namespace detail
+
+/// The counters behind CollisionStatistics: relaxed atomics, since pairs may run on several threads
+/// and only the totals matter.
+struct CollisionCounters
+{
+    std::atomic<long> outputContacts{0};
+    std::atomic<long> collidingPoints{0};
+    std::atomic<long> pairs{0};
+};
+
+/// What every algorithm of one registration shares: the settings, the other shapes' fields and the
+/// statistics counters (the only shared state a pair writes).
 struct CollisionContext
 {
     CollisionSettings settings;
     std::shared_ptr<ShapeFieldCache> fields;
+    std::shared_ptr<CollisionCounters> counters;
 };
 
 /// The narrow phase of one pair; see the file comment.
@@ -77,12 +95,25 @@ private:
         std::uint32_t slot;
     };
 
+    const Route* findRoute(std::uint32_t key) const;
+    /// Adaptive: drops tunnelled and ambiguous-edge contacts and updates m_pairNormal (see the .cpp).
+    void filterNormals(Real tolerance, Real band, detail::PairScratch& s);
+    /// Adaptive: keeps `keep` of this step's contacts, spread out (contact_selection.h).
+    void selectContacts(Index keep, Real tolerance, detail::PairScratch& s) const;
+    /// Assigns every contact its manifold (creating manifolds as needed) and records the routes.
+    void routeContacts(const btCollisionObject* const (&objects)[2], detail::PairScratch& s);
+    /// Writes this step's contacts into the manifolds, refreshes them and releases the empty ones.
+    void addContacts(const btCollisionObject* const (&objects)[2], const detail::PairSide (&sides)[2],
+                     Real band, btManifoldResult* resultOut, detail::PairScratch& s);
+
     std::shared_ptr<const CollisionContext> m_context;
     std::shared_ptr<const ShapeField> m_fields[2]; // per side: the non-fracturable shape's field, else null
     btAlignedObjectArray<btPersistentManifold*> m_manifolds;
     std::vector<Route> m_routes; // sorted by key
     Index m_budget;
-    std::uint8_t m_kind[2]; // per side: fracturable, ShapeField, unsupported
+    Vec3 m_pairNormal = Vec3::Zero(); // world normal on B of the last step with contacts; 0 = none yet
+    btScalar m_breakingThreshold = 0; // the manifolds' own contact breaking threshold (Bullet's default)
+    std::uint8_t m_kind[2];           // per side: fracturable, ShapeField, unsupported
     bool m_closestPoints;
 };
 

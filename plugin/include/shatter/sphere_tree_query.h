@@ -30,6 +30,9 @@
 // across steps), then keeps traversing with tolerance −ε, accepting only points deeper than ε and
 // raising m by one for each. ContactMode::Full never stops (every point within ε: the reference);
 // ContactMode::FixedBudget stops at m (the paper's plain "sufficientContacts → STOP").
+// QueryOptions::speculative widens the collecting band to ε + s for speculative contacts (a body that
+// will touch within the step) without counting them toward m, and QueryOptions::contactLimit caps
+// what one query appends.
 //
 // The field. Algorithm 1 needs insideTest + penetration (lines 7-9) and sphereTest (line 15) of D(B),
 // in B's material frame. A Field is any type with
@@ -82,6 +85,15 @@ struct QueryOptions
     ContactMode mode = ContactMode::Adaptive;
     TraversalOrder order = TraversalOrder::MaxDistance;
     Real tolerance = 0; ///< ε ≥ 0, model units (see defaultContactTolerance)
+    /// Speculative band s ≥ 0 (model units): while collecting (before the budget is reached, or always
+    /// in Full) points within ε + s are contacts too, but only those within ε count toward m. Lets a
+    /// caller report contacts a fast body will reach within the step without letting them use up the
+    /// budget that resting contacts need.
+    Real speculative = 0;
+    /// The query stops once it has appended this many contacts, in every mode (≥ 1). Bounds the
+    /// deep-contact phase of Adaptive when two bodies overlap deeply, where every point would qualify,
+    /// and the speculative contacts of a fast approach.
+    Index contactLimit = kInvalidIndex;
 };
 
 /// What a field says about one point (B's material frame).
@@ -108,9 +120,9 @@ struct QueryStats
     Index insideTests = 0;     ///< field samples: distinct points tested (the per-point cache saves the rest)
     Index sphereTests = 0;     ///< sphereTest calls
     Index collidingPoints = 0; ///< tested points within +ε (in Full: all colliding points of A)
-    Index contacts = 0;        ///< contacts emitted
+    Index contacts = 0;        ///< contacts emitted (speculative ones included)
     /// Algorithm 1's STOP fired (the budget was reached): FixedBudget stopped there, Adaptive went on
-    /// looking only for points deeper than ε.
+    /// looking only for points deeper than ε; or the query stopped at QueryOptions::contactLimit.
     bool earlyTermination = false;
 };
 
@@ -139,8 +151,8 @@ struct QueryScratch
     void begin(Index pointCount);
 };
 
-/// Throws shatter::Error for a negative or non-finite tolerance, a budget of 0 (unless Full), or a
-/// fragment that is not alive in the forest.
+/// Throws shatter::Error for a negative or non-finite tolerance, a budget of 0 (unless Full), a
+/// contact limit of 0, or a fragment that is not alive in the forest.
 void checkQuery(const SphereForest& forest, FragmentId fragment, const QueryOptions& options, Index budget);
 
 /// TVCG Algorithm 1: S(fragmentA) against `fieldB`; see the file comment. `aToB` maps A's material
@@ -164,8 +176,11 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
         const Real eps = options.tolerance;
         const bool full = options.mode == ContactMode::Full;
         const bool maxDistance = options.order == TraversalOrder::MaxDistance;
-        Real tol = eps; // +ε while collecting, −ε once the budget is reached (Adaptive)
-        Index found = 0;
+        const Real speculative = options.speculative;
+        Real tol = eps;           // +ε while collecting, −ε once the budget is reached (Adaptive)
+        Real extra = speculative; // the speculative band, while collecting
+        Index found = 0;          // contacts within tol (they count toward the budget)
+        Index emitted = 0;        // contacts appended, speculative ones included
         bool stop = false;
         scratch.current.push_back({root, kInvalidIndex});
         std::size_t head = 0;
@@ -184,15 +199,16 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
                     if (state.stamp != generation)
                     {
                         ++st.insideTests;
-                        const FieldSample sample = fieldB.sample(p, eps);
+                        const FieldSample sample = fieldB.sample(p, eps + speculative);
                         state = {generation, sample.near ? 1u : 0u, sample.distance};
                         if (sample.near && sample.distance < eps)
-                        {
                             ++st.collidingPoints;
+                        if (sample.near && sample.distance < tol + extra)
+                        {
+                            out.push_back({points[node.point], sample.normal, sample.distance, node.point});
+                            ++emitted;
                             if (sample.distance < tol)
                             {
-                                out.push_back(
-                                    {points[node.point], sample.normal, sample.distance, node.point});
                                 ++found;
                                 if (!full && tol < eps)
                                     ++budget;
@@ -201,13 +217,19 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
                                     st.earlyTermination = true;
                                     stop = options.mode == ContactMode::FixedBudget;
                                     tol = -eps;
+                                    extra = 0;
                                 }
+                            }
+                            if (emitted >= options.contactLimit)
+                            {
+                                st.earlyTermination = true;
+                                stop = true;
                             }
                         }
                     }
                     if (node.firstChild == kInvalidIndex || stop)
                         continue;
-                    const Real reach = node.radius + tol;
+                    const Real reach = node.radius + tol + extra;
                     bool descend;
                     if (state.near)
                         descend = state.distance < reach;
@@ -238,7 +260,7 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
             scratch.next.clear();
             head = 0;
         }
-        st.contacts = found;
+        st.contacts = emitted;
     }
     if (stats)
         *stats = st;

@@ -1,0 +1,148 @@
+// The headless side of App: scripted ball drops and clicks, the screenshot and the stats file that the
+// tests (tests/demo/) and docs/images are made from.
+#include "app.h"
+
+#include "screenshot.h"
+
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace shatter::demo
+{
+namespace
+{
+std::string jsonEscape(const std::string& text)
+{
+    std::string out;
+    for (char c : text)
+    {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        if (c == '\n')
+        {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+void App::headlessDrops(int frameIndex)
+{
+    // Ball k falls at frame 4 + 12 k onto object k (round robin), from above its highest point.
+    scenes::SceneWorld* world = simulation.world();
+    if (!world || options.dropBalls <= 0 || frameIndex < 4 || (frameIndex - 4) % 12 != 0)
+        return;
+    const int k = (frameIndex - 4) / 12;
+    if (k >= options.dropBalls)
+        return;
+    fracture::FractureSystem& system = world->fracture();
+    const auto objects = system.objects();
+    if (objects.empty())
+        return;
+    const fracture::ObjectId object = objects[std::size_t(k) % objects.size()];
+    Eigen::AlignedBox3d box;
+    for (btRigidBody* body : system.bodies(object))
+    {
+        btVector3 lo, hi;
+        body->getAabb(lo, hi);
+        box.extend(Eigen::Vector3d(double(lo.x()), double(lo.y()), double(lo.z())));
+        box.extend(Eigen::Vector3d(double(hi.x()), double(hi.y()), double(hi.z())));
+    }
+    if (box.isEmpty())
+        return;
+    const Eigen::Vector3d at(box.center().x(), box.max().y() + 0.3, box.center().z());
+    simulation.dropBall(at, Eigen::Vector3d(0, -5, 0));
+    char text[160];
+    std::snprintf(text, sizeof text, "scripted ball %d dropped on object %u at (%.2f, %.2f, %.2f)", k + 1,
+                  object, at.x(), at.y(), at.z());
+    log.info(text);
+}
+
+void App::headlessClicks(int frameIndex)
+{
+    if (frameIndex < 3 || (frameIndex - 3) % 10 != 0)
+        return;
+    const std::size_t k = std::size_t((frameIndex - 3) / 10);
+    if (k >= options.clicks.size() || !simulation.world())
+        return;
+    float fx = 0, fy = 0;
+    if (std::sscanf(options.clicks[k].c_str(), "%f,%f", &fx, &fy) != 2)
+    {
+        log.error("--click: expected X,Y as fractions of the window, got \"" + options.clicks[k] + "\"");
+        return;
+    }
+    const float w = float(target->width()), h = float(target->height());
+    const float groundY = float(simulation.world()->scene().ground.height);
+    if (interaction.clickDrop(camera, simulation, groundY, fx * w, fy * h, w, h))
+        log.info("scripted click " + options.clicks[k] + " dropped a ball");
+    else
+        log.warning("scripted click " + options.clicks[k] + " hit nothing");
+}
+
+void App::takeScreenshot(const std::string& file, double* deviation)
+{
+    const std::vector<std::uint8_t> pixels = readFinalImage(*target);
+    try
+    {
+        writePng(file, target->width(), target->height(), pixels);
+        log.info("screenshot written to " + file);
+    }
+    catch (const std::exception& e)
+    {
+        log.error(e.what());
+    }
+    if (deviation)
+        *deviation = luminanceDeviation(pixels);
+}
+
+void App::writeStats(const std::string& file, double deviation)
+{
+    scenes::SceneWorld* world = simulation.world();
+    long fractureEvents = 0, triangles = 0;
+    if (world)
+        for (const scenes::StepStats& s : world->history())
+            fractureEvents += s.fractureEvents;
+    if (world && !world->history().empty())
+        triangles = world->history().back().triangles;
+    long balls = 0;
+    if (world)
+        for (const BodyView& v : collectBodies(*world, frames))
+            balls += v.kind == BodyView::Kind::Sphere ? 1 : 0;
+    std::ofstream out(file);
+    out << "{\n";
+    out << "  \"scene\": \"" << jsonEscape(world ? world->scene().name : options.scene) << "\",\n";
+    out << "  \"frames\": " << options.frames << ",\n";
+    out << "  \"steps\": " << (world ? world->stepCount() : 0) << ",\n";
+    out << "  \"initial_fragments\": " << simulation.initialFragments() << ",\n";
+    out << "  \"final_fragments\": " << simulation.currentFragments() << ",\n";
+    out << "  \"fracture_events\": " << fractureEvents << ",\n";
+    out << "  \"bodies\": " << (world ? world->world().getNumCollisionObjects() : 0) << ",\n";
+    out << "  \"triangles\": " << triangles << ",\n";
+    out << "  \"balls\": " << balls << ",\n";
+    out << "  \"luminance_deviation\": " << deviation << ",\n";
+    out << "  \"ui_error\": \"" << jsonEscape(simulation.lastError()) << "\",\n";
+    if (world)
+        out << "  \"run_summary\": " << scenes::summaryJson(world->summary()) << ",\n";
+    out << "  \"errors\": [";
+    bool first = true;
+    for (const LogLine& line : log.lines())
+        if (line.level == LogLevel::Error)
+        {
+            out << (first ? "" : ", ") << "\"" << jsonEscape(line.text) << "\"";
+            first = false;
+        }
+    out << "]\n}\n";
+    if (!out)
+        log.error("cannot write " + file);
+    else
+        log.info("stats written to " + file);
+}
+
+} // namespace shatter::demo

@@ -1,0 +1,150 @@
+// shatter_run: runs a scene headless and writes its per-step statistics (DESIGN.md §6).
+//   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
+//               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
+//               [--restructure 2013|2012] [--seed S] [--no-fracture] [--list]
+// SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json). Errors (bad flags,
+// unreadable or invalid scene files, failing assets) print one line and exit with a non-zero status.
+#include "progress_bar.h"
+
+#include "shatter/error.h"
+#include "shatter/scenes/scene_world.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+namespace
+{
+
+using namespace shatter::scenes;
+
+std::filesystem::path scenePath(const std::string& argument)
+{
+    const std::filesystem::path path(argument);
+    if (std::filesystem::exists(path) || path.has_extension() || path.has_parent_path())
+        return path;
+    return builtInScenePath(argument);
+}
+
+template <typename T>
+std::map<std::string, T> choices(std::initializer_list<T> values, std::string_view (*name)(T))
+{
+    std::map<std::string, T> m;
+    for (T v : values)
+        m.emplace(std::string(name(v)), v);
+    return m;
+}
+
+int run(int argc, char** argv)
+{
+    CLI::App app{"shatter_run: run a Shatter scene headless and write per-step statistics"};
+    std::string sceneArgument, csv, json, cacheDir;
+    int steps = -1;
+    RunOptions options;
+    bool noFracture = false, list = false;
+    app.add_option("scene", sceneArgument, "Scene file, or the name of a shipped scene");
+    app.add_flag("--list", list, "List the shipped scenes and exit");
+    app.add_option("--steps", steps, "Internal steps to run (default: the scene's duration)")
+        ->check(CLI::Range(0, 100000000));
+    app.add_option("--csv", csv, "Per-step statistics (TVCG Tables 2-3 columns)");
+    app.add_option("--json", json, "Run summary: means, maxima, state hash, penetration, lowest body");
+    app.add_option("--collision", options.collision, "Fragment shapes: shatter, gimpact or hull")
+        ->transform(CLI::CheckedTransformer(choices({shatter::fracture::FragmentShapeKind::Fracturable,
+                                                     shatter::fracture::FragmentShapeKind::GImpact,
+                                                     shatter::fracture::FragmentShapeKind::ConvexHull},
+                                                    &collisionName),
+                                            CLI::ignore_case));
+    app.add_option("--contacts", options.contacts, "Contact selection: adaptive, full or fixed8")
+        ->transform(
+            CLI::CheckedTransformer(choices({shatter::ContactMode::Adaptive, shatter::ContactMode::Full,
+                                             shatter::ContactMode::FixedBudget},
+                                            &contactsName),
+                                    CLI::ignore_case));
+    app.add_option("--restructure", options.restructure, "Sphere-tree restructuring: 2013 or 2012")
+        ->transform(CLI::CheckedTransformer(choices(
+            {shatter::RestructureMethod::Tvcg2013, shatter::RestructureMethod::Sca2012}, &restructureName)));
+    app.add_option("--seed", options.seed, "Seed of the fracture patterns");
+    app.add_flag("--no-fracture", noFracture, "Nothing breaks");
+    app.add_option("--asset-cache", cacheDir,
+                   "Directory of built assets (default: $SHATTER_ASSET_CACHE or the build tree)");
+    try
+    {
+        app.parse(argc, argv);
+    }
+    catch (const CLI::ParseError& e)
+    {
+        return app.exit(e);
+    }
+    if (list)
+    {
+        for (const std::string& name : builtInSceneNames())
+            std::printf("%s\n", name.c_str());
+        return 0;
+    }
+    if (sceneArgument.empty())
+    {
+        std::fprintf(stderr, "shatter_run: error: no scene given (a scene file or one of --list)\n");
+        return 2;
+    }
+    options.fracture = !noFracture;
+    options.assetCacheDir = cacheDir;
+
+    const Scene scene = loadScene(scenePath(sceneArgument));
+    shatter::run::ProgressBar assetBar("assets   ");
+    options.assetProgress = [&](std::string_view stage, double fraction)
+    {
+        assetBar.update(fraction, stage);
+    };
+    SceneWorld world(scene, options);
+    assetBar.finish();
+
+    const int total = steps >= 0 ? steps : int(scene.duration / scene.timeStep + 0.5);
+    shatter::run::ProgressBar bar(scene.name);
+    for (int i = 0; i < total; ++i)
+    {
+        const StepStats& s = world.step();
+        char text[96];
+        std::snprintf(text, sizeof text, "step %d/%d  %.2f ms  %ld fragments", i + 1, total, s.totalMs,
+                      s.fragments);
+        bar.update(double(i + 1) / total, text);
+    }
+    bar.finish();
+
+    const RunSummary summary = world.summary();
+    if (!csv.empty())
+        writeCsv(csv, world.history());
+    if (!json.empty())
+        writeSummaryJson(json, summary);
+    std::printf("%s: %d steps (%.3f s) with %s collision: total %.3f ms/step (max %.3f), collision %.3f ms, "
+                "%.0f contacts/step, %ld fragments, %ld fracture events, state %s\n",
+                summary.scene.c_str(), summary.steps, summary.simulatedSeconds,
+                std::string(collisionName(options.collision)).c_str(), summary.mean.totalMs,
+                summary.max.totalMs, summary.mean.collisionMs, double(summary.mean.outputContacts),
+                summary.finalFragments, summary.fractureEvents, summary.stateHash.c_str());
+    if (summary.failedEvents > 0 || summary.bodylessFragments > 0)
+        std::fprintf(stderr, "shatter_run: warning: %ld failed fracture events, %ld bodyless fragments\n",
+                     summary.failedEvents, summary.bodylessFragments);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try
+    {
+        return run(argc, argv);
+    }
+    catch (const shatter::Error& e)
+    {
+        std::fprintf(stderr, "shatter_run: error: %s\n", e.what());
+        return 1;
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "shatter_run: error: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,45 @@
+#include "progress_bar.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unistd.h>
+
+namespace shatter::run
+{
+
+ProgressBar::ProgressBar(std::string l) : label(std::move(l)), terminal(isatty(fileno(stderr)) != 0) {}
+
+ProgressBar::~ProgressBar()
+{
+    finish();
+}
+
+void ProgressBar::update(double fraction, std::string_view text)
+{
+    if (!terminal)
+        return;
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    const int percent = int(fraction * 100);
+    if (percent == lastPercent && text == lastText)
+        return;
+    lastPercent = percent;
+    lastText = text;
+    constexpr int kWidth = 30;
+    const int filled = int(fraction * kWidth + 0.5);
+    std::fprintf(stderr, "\r%s [", label.c_str());
+    for (int i = 0; i < kWidth; ++i)
+        std::fputc(i < filled ? '#' : '.', stderr);
+    std::fprintf(stderr, "] %3d%% %-40.*s", percent, int(text.size()), text.data());
+    std::fflush(stderr);
+    drawn = true;
+}
+
+void ProgressBar::finish()
+{
+    if (drawn)
+        std::fputc('\n', stderr);
+    drawn = false;
+    lastPercent = -1;
+}
+
+} // namespace shatter::run

@@ -1,0 +1,139 @@
+// SceneWorld: a loaded Scene running in a Bullet world with Shatter's collision algorithm and a
+// FractureSystem, plus the per-step statistics of TVCG Tables 2-3. shatter_run, the regression tests,
+// the benchmarks and the demo all drive scenes through it.
+#pragma once
+
+#include "shatter/progress.h"
+#include "shatter/scenes/scene.h"
+#include "shatter/sphere_tree_query.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+class btDiscreteDynamicsWorld;
+class btRigidBody;
+
+namespace shatter::scenes
+{
+
+/// Collision options of a run (shatter_run flags, demo panel).
+struct RunOptions
+{
+    fracture::FragmentShapeKind collision =
+        fracture::FragmentShapeKind::Fracturable;                ///< shatter|gimpact|hull
+    ContactMode contacts = ContactMode::Adaptive;                ///< adaptive|full|fixed8
+    RestructureMethod restructure = RestructureMethod::Tvcg2013; ///< 2013|2012
+    std::uint64_t seed = 1;
+    bool fracture = true; ///< false: nothing breaks
+    /// Where built assets are cached (empty: $SHATTER_ASSET_CACHE, else the build tree's scene_assets/).
+    std::filesystem::path assetCacheDir;
+    /// Reports asset builds (the first run of a mesh takes seconds); may be empty.
+    ProgressCallback assetProgress;
+};
+
+/// Names of the run options as shatter_run spells them ("shatter", "adaptive", "2013", ...).
+std::string_view collisionName(fracture::FragmentShapeKind kind);
+std::string_view contactsName(ContactMode mode);
+std::string_view restructureName(RestructureMethod method);
+/// The inverse of the above; std::nullopt for an unknown name.
+std::optional<fracture::FragmentShapeKind> parseCollision(std::string_view name);
+std::optional<ContactMode> parseContacts(std::string_view name);
+std::optional<RestructureMethod> parseRestructure(std::string_view name);
+
+/// One internal step's statistics: TVCG Table 3 timings (ms) and Table 2 counts.
+struct StepStats
+{
+    int step = 0;
+    double time = 0; ///< simulated s at the end of the step
+    double totalMs = 0;
+    double collisionMs = 0;   ///< broad + narrow phase
+    double physicsMs = 0;     ///< total − collision − update − fracture
+    double updateMs = 0;      ///< collision-structure updates at fracture
+    double fractureMs = 0;    ///< fracture work: impact evaluation (criterion) and the pipeline of breaks
+    long outputContacts = 0;  ///< contact points handed to the solver
+    long collidingPoints = 0; ///< sphere-tree points found within ε (Full mode: all of them)
+    long bodyPairs = 0;       ///< pairs with at least one contact
+    long fragments = 0;       ///< live fracturable bodies
+    long triangles = 0;       ///< surface triangles of those bodies
+    int fractureEvents = 0;
+    int failedEvents = 0;        ///< fracture pipeline failures this step (the body stayed whole)
+    int bodylessFragments = 0;   ///< new fragments that could not become bodies this step
+    int fractureEvaluations = 0; ///< impacts run through the fracture criterion (broken or not)
+    double maxImpactEnergy = 0;  ///< largest E_D(N = 1) of those runs: compare with the material's γ
+    double maxPenetration = 0;   ///< m, deepest contact this step
+    double lowestBodyY = 0;      ///< m, lowest body origin this step (fall-through check)
+};
+
+/// Averages and maxima over a run, plus the final-state hash (shatter_run --json).
+struct RunSummary
+{
+    std::string scene;
+    RunOptions options;      ///< the run's options (assetProgress cleared)
+    double timeStep = 0;     ///< s
+    double groundHeight = 0; ///< y of the ground (lowestBodyY below it: something fell through)
+    bool groundPresent = true;
+    int steps = 0;
+    double simulatedSeconds = 0;
+    StepStats mean; ///< per column (counts as doubles rounded)
+    StepStats max;
+    double medianTotalMs = 0;
+    long fractureEvents = 0;
+    long finalFragments = 0;
+    double maxPenetration = 0;
+    double lowestBodyY = 0;
+    std::string stateHash; ///< 16 hex digits over every body's transform and velocity bits, in a stable order
+    long failedEvents = 0; ///< fracture pipeline failures (the body stayed whole)
+    long bodylessFragments = 0; ///< fragments that could not become bodies
+};
+
+/// Summary of a run's history (SceneWorld::summary computes it from its own history).
+RunSummary summarize(const std::vector<StepStats>& history);
+
+class SceneWorld
+{
+public:
+    /// Builds assets (through the asset cache), the world, the ground and the objects. Throws
+    /// shatter::Error naming the scene file for bad assets.
+    SceneWorld(const Scene& scene, const RunOptions& options = {});
+    ~SceneWorld();
+
+    /// Advances one internal step (applying due events first) and returns its statistics.
+    const StepStats& step();
+    /// Restores the scene's initial state. Rebuilds the Bullet world: references from world() and
+    /// fracture() and body pointers taken before are invalid afterwards.
+    void reset();
+
+    const Scene& scene() const;
+    const RunOptions& options() const;
+    double time() const;
+    int stepCount() const;
+    const std::vector<StepStats>& history() const;
+    RunSummary summary() const;
+    std::string stateHash() const;
+
+    btDiscreteDynamicsWorld& world();
+    fracture::FractureSystem& fracture();
+
+    /// Interactive additions (demo): a ball thrown from `position` with `velocity` (world frame).
+    btRigidBody* spawnBall(const Eigen::Vector3d& position, const Eigen::Vector3d& velocity,
+                           double radius = 0.05, double density = 7800);
+    /// Adds an object described like a scene object (e.g. a user mesh in the demo).
+    fracture::ObjectId addObject(const SceneObject& object);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
+
+/// Writes the per-step CSV (header: the StepStats field names) and the JSON summary. Throw
+/// shatter::Error naming the file if it cannot be written.
+void writeCsv(const std::filesystem::path& file, const std::vector<StepStats>& history);
+void writeSummaryJson(const std::filesystem::path& file, const RunSummary& summary);
+/// The JSON summary as text (what writeSummaryJson writes).
+std::string summaryJson(const RunSummary& summary);
+
+} // namespace shatter::scenes

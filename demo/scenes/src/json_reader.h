@@ -1,0 +1,67 @@
+// JsonNode: a read-only view of one value of a parsed JSON file that knows its JSON pointer
+// ("/objects/3/material/toughness") and its file, so that every loading error names both
+// (STYLE.md item 6). Typed getters check the type; allowOnly() rejects unknown keys (a misspelt key
+// must not be silently ignored).
+#pragma once
+
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+namespace shatter::scenes
+{
+
+class JsonNode
+{
+public:
+    JsonNode(const nlohmann::json& value, std::string pointer, const std::filesystem::path& file);
+
+    const nlohmann::json& value() const { return *json; }
+    /// The JSON pointer of this value ("" for the document root).
+    const std::string& pointer() const { return path; }
+
+    /// Throws shatter::Error(file, "<pointer>: <problem>").
+    [[noreturn]] void fail(const std::string& problem) const;
+
+    /// Member `key` of this object; fails if this is not an object or the key is missing.
+    JsonNode operator[](const char* key) const;
+    /// Member `key` if present.
+    std::optional<JsonNode> find(const char* key) const;
+    /// Element i of this array.
+    JsonNode operator[](std::size_t i) const;
+    /// Number of elements of this array (fails for non-arrays).
+    std::size_t size() const;
+
+    /// Fails for a non-object, or an object with a key outside `keys`.
+    void allowOnly(std::initializer_list<const char*> keys) const;
+
+    double number() const; ///< any finite number
+    int integer() const;   ///< an integral number that fits an int
+    bool boolean() const;
+    std::string string() const;
+    Eigen::Vector3d vector3() const; ///< [x, y, z]
+
+private:
+    const nlohmann::json* json;
+    std::string path;
+    const std::filesystem::path* file;
+};
+
+/// Reads optional member `key` of `object` into `out`, leaving `out` as it is if the key is missing.
+void readOptional(const JsonNode& object, const char* key, double& out);
+void readOptional(const JsonNode& object, const char* key, int& out);
+void readOptional(const JsonNode& object, const char* key, bool& out);
+void readOptional(const JsonNode& object, const char* key, std::string& out);
+void readOptional(const JsonNode& object, const char* key, Eigen::Vector3d& out);
+
+/// Reads optional number `key` and checks lo ≤ value (and value ≤ hi when given); the message names the
+/// bounds.
+void readOptionalInRange(const JsonNode& object, const char* key, double& out, double lo,
+                         std::optional<double> hi = std::nullopt, bool loExclusive = false);
+
+} // namespace shatter::scenes

@@ -1,0 +1,309 @@
+// SceneWorld: a Scene running in a Bullet world (DESIGN.md §6, STYLE.md items 7-9).
+//
+// The world is Bullet's own btDiscreteDynamicsWorld set up as a user would: a collision configuration
+// sized for Shatter's algorithm, registerCollisionAlgorithms on the dispatcher (and GImpact's for the
+// GImpact baseline), a DBVT broad phase, the sequential-impulse solver, y up. Objects go through a
+// FractureSystem, whose FragmentShapeKind picks Shatter's FracturableShape or one of the baselines, so
+// that all three collision modes see the same scene and the same kind of fracture events.
+//
+// One step() is one internal Bullet step of the scene's time step. Scripted events due in the step are
+// applied first; spawning (asset loading, the fracture pipeline's per-asset preparation) is scene
+// scripting and not timed, a scripted impulse that breaks an object counts as fracture work. Timings
+// (TVCG Table 3): total = the step; collision = TimedWorld's performDiscreteCollisionDetection (broad and
+// narrow phase); fracture and update = FractureSystem's post-tick work; physics = the rest (solver,
+// integration, Bullet's bookkeeping). Counts (Table 2) are read right after the narrow phase.
+//
+// The state hash covers the bit patterns of every body's transform and velocities in a fixed order
+// (objects by id, fragments by id, then balls in spawn order), so two runs agree only if they are
+// bitwise identical (Jolt's determinism check, STYLE.md item 8).
+#include "scene_world_impl.h"
+
+#include "scene_assets.h"
+
+#include "shatter/bullet_plugin.h"
+#include "shatter/error.h"
+
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace shatter::scenes
+{
+
+namespace
+{
+
+// FNV-1a over raw bytes.
+struct Hash
+{
+    std::uint64_t value = 0xcbf29ce484222325ull;
+    void bytes(const void* data, std::size_t size)
+    {
+        const auto* p = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < size; ++i)
+            value = (value ^ p[i]) * 0x100000001b3ull;
+    }
+    void scalar(btScalar x) { bytes(&x, sizeof x); }
+    void vector(const btVector3& v)
+    {
+        for (int i = 0; i < 3; ++i)
+            scalar(v[i]);
+    }
+    void body(const btRigidBody& b)
+    {
+        const btTransform& t = b.getWorldTransform();
+        for (int r = 0; r < 3; ++r)
+            vector(t.getBasis()[r]);
+        vector(t.getOrigin());
+        vector(b.getLinearVelocity());
+        vector(b.getAngularVelocity());
+    }
+};
+
+CollisionSettings collisionSettings(const RunOptions& options)
+{
+    CollisionSettings s;
+    s.mode = options.contacts;
+    if (options.contacts == ContactMode::FixedBudget)
+        s.initialBudget = 8;
+    return s;
+}
+
+} // namespace
+
+SceneWorld::Impl::Impl(const Scene& sc, const RunOptions& op) : scene(sc), options(op)
+{
+    if (!(scene.timeStep > 0) || scene.substeps < 1 || scene.solverIterations < 1)
+        throw Error(scene.file.empty() ? scene.name : scene.file.string(),
+                    "time step must be > 0, substeps and solver iterations >= 1");
+
+    try
+    {
+        build();
+    }
+    catch (...)
+    {
+        teardown();
+        throw;
+    }
+}
+
+void SceneWorld::Impl::build()
+{
+    // Assets first (building one takes seconds; a bad mesh fails before any Bullet object exists).
+    const std::filesystem::path cacheDir = assetCacheDirectory(options.assetCacheDir);
+    for (const SceneObject& o : scene.objects)
+        sceneAsset(resolveMesh(o.asset, scene.file), cacheDir, options.assetProgress);
+    for (const SceneEvent& e : scene.events)
+        if (e.object)
+            sceneAsset(resolveMesh(e.object->asset, scene.file), cacheDir, options.assetProgress);
+
+    configuration = makeCollisionConfiguration();
+    dispatcher = std::make_unique<btCollisionDispatcher>(configuration.get());
+    registerCollisionAlgorithms(*dispatcher, collisionSettings(options));
+    if (options.collision == fracture::FragmentShapeKind::GImpact)
+        btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher.get());
+    broadphase = std::make_unique<btDbvtBroadphase>();
+    solver = std::make_unique<btSequentialImpulseConstraintSolver>();
+    world =
+        std::make_unique<TimedWorld>(dispatcher.get(), broadphase.get(), solver.get(), configuration.get());
+    world->setGravity(bt(scene.gravity));
+    world->getSolverInfo().m_numIterations = scene.solverIterations;
+
+    fracture::FractureSystemSettings settings = scene.fracture;
+    settings.shapes = options.collision;
+    settings.seed = options.seed;
+    settings.objectState.restructure = options.restructure;
+    settings.enabled = settings.enabled && options.fracture;
+    settings.installCallback = false; // ours times it (tickCallback)
+    system = std::make_unique<fracture::FractureSystem>(*world, settings);
+    world->setInternalTickCallback(tickCallback, this, false);
+
+    addGround();
+    for (const SceneObject& o : scene.objects)
+        addObject(o);
+}
+
+void SceneWorld::Impl::tickCallback(btDynamicsWorld* world, btScalar timeStep)
+{
+    Impl& s = *static_cast<Impl*>(world->getWorldUserInfo());
+    const auto start = Clock::now();
+    s.system->onInternalTick(timeStep);
+    s.tickMs = msSince(start);
+}
+
+void SceneWorld::Impl::teardown()
+{
+    if (world)
+        world->setInternalTickCallback(nullptr, nullptr, false);
+    system.reset(); // removes its bodies
+    for (Ball& b : balls)
+        world->removeRigidBody(b.body.get());
+    balls.clear();
+    if (ground && world)
+        world->removeRigidBody(ground.get());
+    ground.reset();
+    if (dispatcher)
+        unregisterCollisionAlgorithms(*dispatcher);
+    world.reset();
+    solver.reset();
+    broadphase.reset();
+    dispatcher.reset();
+    configuration.reset();
+}
+
+void SceneWorld::Impl::measureBodies(StepStats& stats) const
+{
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Placed& p : placed)
+        for (btRigidBody* b : system->bodies(p.id))
+        {
+            if (!b->isStaticOrKinematicObject())
+                lowest = std::min(lowest, double(b->getCenterOfMassPosition().y()));
+            if (!p.fracturable)
+                continue;
+            ++stats.fragments;
+            fracture::ObjectId object = 0;
+            FragmentId fragment = kNoFragment;
+            if (system->lookup(b, object, fragment))
+                if (const auto& mesh = system->state(object).fragmentMesh(fragment))
+                    stats.triangles += long(mesh->surface.triangles.size());
+        }
+    for (const Ball& b : balls)
+        lowest = std::min(lowest, double(b.body->getCenterOfMassPosition().y()));
+    stats.lowestBodyY = std::isfinite(lowest) ? lowest : scene.ground.height;
+}
+
+SceneWorld::SceneWorld(const Scene& scene, const RunOptions& options)
+    : impl(std::make_unique<Impl>(scene, options))
+{
+}
+
+SceneWorld::~SceneWorld() = default;
+
+const StepStats& SceneWorld::step()
+{
+    Impl& s = *impl;
+    StepStats stats;
+    stats.step = s.steps + 1;
+    const double dt = s.scene.timeStep;
+    stats.time = (s.steps + 1) * dt;
+
+    resetCollisionStatistics(*s.dispatcher);
+    s.applyDueEvents(stats.time, stats);
+    const double scriptedFractureMs = stats.fractureMs + stats.updateMs;
+    s.tickMs = 0;
+    const auto stepStart = Clock::now();
+    s.world->stepSimulation(btScalar(dt), 1, btScalar(dt));
+    stats.totalMs = msSince(stepStart) + scriptedFractureMs;
+
+    const NarrowPhaseCounts& counts = s.world->lastCounts();
+    const fracture::FractureStepStats& f = s.system->lastStepStats();
+    stats.collisionMs = counts.collisionMs;
+    stats.updateMs += f.updateMs;
+    stats.fractureMs += std::max(0.0, s.tickMs - f.updateMs);
+    stats.fractureEvaluations = f.evaluations;
+    stats.maxImpactEnergy = double(f.maxWholeEnergy);
+    stats.physicsMs = std::max(0.0, stats.totalMs - stats.collisionMs - stats.fractureMs - stats.updateMs);
+    stats.outputContacts = counts.contacts;
+    stats.bodyPairs = counts.pairs;
+    stats.maxPenetration = counts.maxPenetration;
+    stats.collidingPoints = collisionStatistics(*s.dispatcher).collidingPoints;
+    stats.fractureEvents += f.events;
+    stats.failedEvents = f.failedEvents;
+    stats.bodylessFragments = f.bodylessFragments;
+    s.measureBodies(stats);
+
+    ++s.steps;
+    s.history.push_back(stats);
+    return s.history.back();
+}
+
+void SceneWorld::reset()
+{
+    const Scene scene = impl->scene;
+    const RunOptions options = impl->options;
+    impl.reset(); // the old world goes first: the dispatcher's registration must not outlive it
+    impl = std::make_unique<Impl>(scene, options);
+}
+
+const Scene& SceneWorld::scene() const
+{
+    return impl->scene;
+}
+
+const RunOptions& SceneWorld::options() const
+{
+    return impl->options;
+}
+
+double SceneWorld::time() const
+{
+    return impl->steps * impl->scene.timeStep;
+}
+
+int SceneWorld::stepCount() const
+{
+    return impl->steps;
+}
+
+const std::vector<StepStats>& SceneWorld::history() const
+{
+    return impl->history;
+}
+
+RunSummary SceneWorld::summary() const
+{
+    RunSummary r = summarize(impl->history);
+    r.scene = impl->scene.name;
+    r.options = impl->options;
+    r.options.assetProgress = {};
+    r.timeStep = impl->scene.timeStep;
+    r.groundHeight = impl->scene.ground.height;
+    r.groundPresent = impl->scene.ground.present;
+    r.stateHash = stateHash();
+    return r;
+}
+
+std::string SceneWorld::stateHash() const
+{
+    Hash h;
+    for (const Impl::Placed& p : impl->placed)
+    {
+        const std::vector<btRigidBody*> bodies = impl->system->bodies(p.id);
+        const std::uint64_t count = bodies.size();
+        h.bytes(&count, sizeof count);
+        for (const btRigidBody* b : bodies)
+            h.body(*b);
+    }
+    for (const Impl::Ball& b : impl->balls)
+        h.body(*b.body);
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h.value));
+    return text;
+}
+
+btDiscreteDynamicsWorld& SceneWorld::world()
+{
+    return *impl->world;
+}
+
+fracture::FractureSystem& SceneWorld::fracture()
+{
+    return *impl->system;
+}
+
+btRigidBody* SceneWorld::spawnBall(const Eigen::Vector3d& position, const Eigen::Vector3d& velocity,
+                                   double radius, double density)
+{
+    return impl->spawnBall(position, velocity, radius, density);
+}
+
+fracture::ObjectId SceneWorld::addObject(const SceneObject& object)
+{
+    return impl->addObject(object);
+}
+
+} // namespace shatter::scenes

@@ -1,0 +1,187 @@
+// loadScene (issue 7, acceptance 1): every shipped scene loads; bad scene files (tests/data/scenes/) give
+// a shatter::Error naming the file, the JSON pointer of the bad value and the problem.
+#include "shatter/error.h"
+#include "shatter/scenes/scene.h"
+#include "shatter/scenes/scene_world.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace shatter::scenes
+{
+namespace
+{
+
+const std::filesystem::path kBad = std::filesystem::path(SHATTER_SOURCE_DIR) / "tests/data/scenes";
+
+// Loads a bad file and returns the error; fails the test if it loads.
+Error loadError(const std::string& file)
+{
+    try
+    {
+        loadScene(kBad / file);
+    }
+    catch (const Error& e)
+    {
+        return e;
+    }
+    ADD_FAILURE() << file << " loaded without an error";
+    return Error("", "");
+}
+
+struct BadFile
+{
+    const char* file;
+    const char* pointer; ///< the JSON pointer the message must start with ("" for none)
+    const char* problem; ///< a part of the message
+};
+
+class BadSceneFile : public testing::TestWithParam<BadFile>
+{
+};
+
+TEST_P(BadSceneFile, ErrorNamesFilePointerAndProblem)
+{
+    const BadFile& bad = GetParam();
+    const Error e = loadError(bad.file);
+    EXPECT_EQ(e.source(), (kBad / bad.file).string());
+    EXPECT_EQ(e.problem().rfind(bad.pointer, 0), 0u) << e.what();
+    EXPECT_NE(e.problem().find(bad.problem), std::string::npos) << e.what();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenes, BadSceneFile,
+    testing::Values(BadFile{"not_json.json", "invalid JSON at line 5", "parse error"},
+                    BadFile{"not_an_object.json", "/: ", "expected an object, found array"},
+                    BadFile{"unknown_key.json", "/objects/0/colour: ", "unknown key"},
+                    BadFile{"wrong_type.json", "/time_step: ", "expected a number, found string"},
+                    BadFile{"bad_toughness.json", "/objects/1/material/toughness: ", "must be > 0"},
+                    BadFile{"missing_mesh.json", "/objects/0/asset: ", "mesh file not found"},
+                    BadFile{"bad_event_kind.json", "/events/0/kind: ", "unknown event kind \"explode\""},
+                    BadFile{"bad_impulse_target.json", "/events/0/target: ", "no object named \"brik\""},
+                    BadFile{"duplicate_name.json", "/objects/1: ", "duplicate object name \"a\""},
+                    BadFile{"bad_vector.json", "/objects/0/position: ", "expected an array of 3 numbers"},
+                    BadFile{"missing_asset_key.json", "/objects/0: ", "missing required key \"asset\""},
+                    BadFile{"bad_ground_shape.json", "/ground/shape: ", "unknown ground shape \"lava\""}),
+    [](const testing::TestParamInfo<BadFile>& info)
+    {
+        std::string name = info.param.file;
+        return name.substr(0, name.find('.'));
+    });
+
+TEST(SceneLoader, MissingFileIsNamed)
+{
+    try
+    {
+        loadScene(kBad / "does_not_exist.json");
+        FAIL() << "no error";
+    }
+    catch (const Error& e)
+    {
+        EXPECT_EQ(e.source(), (kBad / "does_not_exist.json").string());
+        EXPECT_EQ(e.problem(), "no such file");
+    }
+}
+
+TEST(SceneLoader, EveryShippedSceneLoads)
+{
+    const std::vector<std::string> names = builtInSceneNames();
+    for (const char* paper : {"piggy_bank", "bricks", "plates", "drop_piggies"})
+        EXPECT_NE(std::find(names.begin(), names.end(), paper), names.end()) << paper;
+    for (const std::string& name : names)
+        EXPECT_NO_THROW(loadScene(builtInScenePath(name))) << name;
+    EXPECT_THROW(builtInScenePath("no_such_scene"), Error);
+}
+
+TEST(SceneLoader, PaperScenesMatchThePapersSetUp)
+{
+    // TVCG Table 3 time steps; object counts of §7.
+    const Scene piggy = loadScene(builtInScenePath("piggy_bank"));
+    EXPECT_DOUBLE_EQ(piggy.timeStep, 0.015);
+    ASSERT_EQ(piggy.objects.size(), 1u);
+    EXPECT_EQ(piggy.objects[0].asset, "piggy_bank");
+
+    const Scene bricks = loadScene(builtInScenePath("bricks"));
+    EXPECT_DOUBLE_EQ(bricks.timeStep, 0.03);
+    EXPECT_EQ(bricks.objects.size(), 32u);
+
+    const Scene plates = loadScene(builtInScenePath("plates"));
+    EXPECT_DOUBLE_EQ(plates.timeStep, 0.03);
+    EXPECT_EQ(std::count_if(plates.objects.begin(), plates.objects.end(),
+                            [](const SceneObject& o) { return o.asset == "plate"; }),
+              4);
+    EXPECT_FALSE(plates.events.empty());
+
+    const Scene piggies = loadScene(builtInScenePath("drop_piggies"));
+    EXPECT_DOUBLE_EQ(piggies.timeStep, 0.005);
+    EXPECT_EQ(piggies.events.size(), 27u);
+    std::set<double> batches;
+    for (const SceneEvent& e : piggies.events)
+    {
+        EXPECT_EQ(e.kind, SceneEvent::Kind::SpawnObject);
+        batches.insert(e.time);
+    }
+    EXPECT_EQ(batches.size(), 3u);
+}
+
+TEST(SceneLoader, ParsesEveryField)
+{
+    const Scene s = parseScene(R"({
+        "name": "all", "time_step": 0.01, "substeps": 2, "duration": 1.5, "gravity": [0, -5, 0],
+        "solver_iterations": 20,
+        "ground": {"present": true, "height": -0.5, "friction": 0.3, "shape": "mesh"},
+        "fracture": {"enabled": false, "max_events_per_step": 3, "min_impulse": 0.1, "evaluate_every_step": true,
+                     "impulse_growth": 2, "deformation": "modal", "metric": "euclidean"},
+        "objects": [{"name": "b", "asset": "brick", "position": [1, 2, 3], "rotation_degrees": [0, 90, 0],
+                     "dynamic": false, "fracturable": false, "linear_velocity": [1, 0, 0],
+                     "angular_velocity": [0, 1, 0], "friction": 0.2, "restitution": 0.1,
+                     "material": {"density": 1000, "youngs_modulus": 1e9, "poisson_ratio": 0.3, "toughness": 2,
+                                  "energy_exponent": 1, "max_fragments": 5, "min_fragment_volume": 1e-6}}],
+        "events": [{"kind": "impulse", "time": 0.5, "target": "b", "position": [1, 2, 3], "impulse": [0, 1, 0]},
+                   {"kind": "spawn_ball", "time": 0.25, "position": [0, 1, 0], "velocity": [0, -1, 0],
+                    "radius": 0.1, "density": 500}]
+    })",
+                               std::filesystem::path(SHATTER_SOURCE_DIR) / "assets/scenes/inline.json");
+    EXPECT_EQ(s.name, "all");
+    EXPECT_EQ(s.substeps, 2);
+    EXPECT_EQ(s.solverIterations, 20);
+    EXPECT_EQ(s.gravity, Eigen::Vector3d(0, -5, 0));
+    EXPECT_EQ(s.ground.shape, "mesh");
+    EXPECT_DOUBLE_EQ(s.ground.height, -0.5);
+    EXPECT_FALSE(s.fracture.enabled);
+    EXPECT_EQ(s.fracture.maxEventsPerStep, 3);
+    EXPECT_EQ(s.fracture.pipeline.deformation.model, fracture::DeformationModel::Modal);
+    EXPECT_EQ(s.fracture.pipeline.metric, fracture::FractureMetric::Euclidean);
+    ASSERT_EQ(s.objects.size(), 1u);
+    const SceneObject& o = s.objects[0];
+    EXPECT_FALSE(o.dynamic);
+    EXPECT_FALSE(o.fracturable);
+    EXPECT_TRUE(o.placement.translation().isApprox(Eigen::Vector3d(1, 2, 3)));
+    EXPECT_TRUE((o.placement.linear() * Eigen::Vector3d::UnitX()).isApprox(Eigen::Vector3d(0, 0, -1), 1e-12));
+    EXPECT_DOUBLE_EQ(o.material.toughness, 2);
+    EXPECT_EQ(o.material.maxFragments, 5);
+    EXPECT_DOUBLE_EQ(o.restitution, 0.1);
+    // Events are sorted by time.
+    ASSERT_EQ(s.events.size(), 2u);
+    EXPECT_EQ(s.events[0].kind, SceneEvent::Kind::SpawnBall);
+    EXPECT_EQ(s.events[1].kind, SceneEvent::Kind::Impulse);
+    EXPECT_EQ(s.events[1].target, "b");
+}
+
+TEST(RunOptionNames, RoundTrip)
+{
+    for (auto k : {fracture::FragmentShapeKind::Fracturable, fracture::FragmentShapeKind::GImpact,
+                   fracture::FragmentShapeKind::ConvexHull})
+        EXPECT_EQ(parseCollision(collisionName(k)), k);
+    for (auto m : {ContactMode::Adaptive, ContactMode::Full, ContactMode::FixedBudget})
+        EXPECT_EQ(parseContacts(contactsName(m)), m);
+    for (auto r : {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012})
+        EXPECT_EQ(parseRestructure(restructureName(r)), r);
+    EXPECT_FALSE(parseCollision("bvh"));
+}
+
+} // namespace
+} // namespace shatter::scenes

@@ -1,0 +1,89 @@
+// shatter_run as a user meets it (issue 7, acceptance 1): a run writes the CSV and the JSON summary
+// with every field; bad flags, missing and invalid scene files end with a one-line error and a
+// non-zero exit status, never a crash.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace
+{
+
+struct Result
+{
+    int status = -1;    ///< exit status; -1 if it did not exit normally (a crash)
+    std::string output; ///< stdout and stderr
+};
+
+Result shatterRun(const std::string& arguments)
+{
+    const std::string command = std::string(SHATTER_RUN_EXE) + " " + arguments + " 2>&1";
+    Result r;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe)
+        return r;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+        r.output.append(buffer, n);
+    const int raw = pclose(pipe);
+    if (WIFEXITED(raw))
+        r.status = WEXITSTATUS(raw);
+    return r;
+}
+
+const std::filesystem::path kScratch =
+    std::filesystem::path(SHATTER_BINARY_DIR) / "test_scratch" / "shatter_run";
+const std::string kBad = std::string(SHATTER_SOURCE_DIR) + "/tests/data/scenes/";
+
+TEST(ShatterRun, WritesCsvAndSummary)
+{
+    std::filesystem::create_directories(kScratch);
+    const Result r = shatterRun("test_brick_drop --steps 20 --csv " + (kScratch / "s.csv").string() +
+                                " --json " + (kScratch / "s.json").string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ifstream in(kScratch / "s.json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["steps"], 20);
+    EXPECT_EQ(j["collision"], "shatter");
+    for (const char* field : {"mean", "max", "median_total_ms", "fracture_events", "final_fragments",
+                              "max_penetration", "lowest_body_y", "state_hash"})
+        EXPECT_TRUE(j.contains(field)) << field;
+    std::ifstream csv(kScratch / "s.csv");
+    int lines = 0;
+    for (std::string line; std::getline(csv, line);)
+        ++lines;
+    EXPECT_EQ(lines, 21); // header + one row per step
+}
+
+TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
+{
+    const struct
+    {
+        std::string arguments;
+        std::string message;
+    } cases[] = {
+        {"test_brick_drop --collision bvh", "--collision"},
+        {"test_brick_drop --contacts many", "--contacts"},
+        {"test_brick_drop --steps -3", "--steps"},
+        {"test_brick_drop --frobnicate", "frobnicate"},
+        {"no_such_scene", "no shipped scene of that name"},
+        {kBad + "missing.json", "no such file"},
+        {kBad + "not_json.json", "invalid JSON at line 5"},
+        {kBad + "bad_toughness.json", "/objects/1/material/toughness: must be > 0"},
+        {"", "no scene given"},
+        {"test_brick_drop --steps 1 --json /proc/no/such/dir/s.json", "cannot be opened for writing"},
+    };
+    for (const auto& c : cases)
+    {
+        const Result r = shatterRun(c.arguments);
+        EXPECT_GT(r.status, 0) << c.arguments << " (status -1: it crashed)\n" << r.output;
+        EXPECT_NE(r.output.find(c.message), std::string::npos) << c.arguments << "\n" << r.output;
+    }
+}
+
+} // namespace
