@@ -14,6 +14,7 @@
 // contacts.
 // SHATTER_BENCH_SMOKE=1 (set by ctest) simulates a few steps only.
 #include "bullet_world.h"
+#include "test_env.h"
 
 #include "shatter/bullet_plugin.h"
 #include "shatter/fracturable_shape.h"
@@ -42,12 +43,6 @@ double threadSeconds()
     timespec t{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
-
-bool smokeMode()
-{
-    const char* value = std::getenv("SHATTER_BENCH_SMOKE");
-    return value != nullptr && std::string(value) != "" && std::string(value) != "0";
 }
 
 enum Variant : int
@@ -202,7 +197,7 @@ Measurement simulate(Variant variant, int steps)
 
 int stepCount()
 {
-    return smokeMode() ? 20 : 300; // 5 s at 60 Hz: the pile forms and settles
+    return test::benchSmokeMode() ? 20 : 300; // 5 s at 60 Hz: the pile forms and settles
 }
 
 /// Each variant is simulated once per process and cached, so the ratios compare the same runs.

@@ -15,6 +15,7 @@
 #include "shatter/fracture/seeding.h"
 
 #include "fracture_fixtures.h"
+#include "test_env.h"
 
 #include <benchmark/benchmark.h>
 
@@ -33,12 +34,6 @@ namespace
 using namespace shatter;
 using namespace shatter::fracture;
 using Clock = std::chrono::steady_clock;
-
-bool smokeMode()
-{
-    const char* value = std::getenv("SHATTER_BENCH_SMOKE");
-    return value != nullptr && std::string(value) != "" && std::string(value) != "0";
-}
 
 /// One asset with what every benchmark on it needs, built once.
 struct Subject
@@ -89,7 +84,7 @@ StrainEnergy bump(const Subject& s, Real scale)
 CvdSettings benchSettings()
 {
     CvdSettings settings;
-    if (smokeMode())
+    if (test::benchSmokeMode())
         settings.maxIterations = 5;
     return settings;
 }

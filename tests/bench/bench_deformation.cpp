@@ -8,6 +8,7 @@
 // The impact is three contact forces near the top of the object. SHATTER_BENCH_SMOKE=1 (ctest) only
 // checks that everything runs, in a few seconds: the plate only (the piggy bank's factorisation alone
 // takes seconds), 6 modes, one precompute iteration. Assets are cached under the build folder.
+#include "test_env.h"
 #include "test_paths.h"
 
 #include "shatter/fracture/fem_deformation.h"
@@ -30,14 +31,9 @@ namespace shatter::fracture
 namespace
 {
 
-bool smoke()
-{
-    return std::getenv("SHATTER_BENCH_SMOKE") != nullptr;
-}
-
 int modeCount()
 {
-    return smoke() ? 6 : 20;
+    return test::benchSmokeMode() ? 6 : 20;
 }
 
 Material glass()
@@ -168,8 +164,9 @@ void interiorEmbedding(benchmark::State& state, const std::string& stem)
 
 void registerAll()
 {
-    const std::vector<std::string> stems =
-        smoke() ? std::vector<std::string>{"plate"} : std::vector<std::string>{"plate", "piggy_bank"};
+    const std::vector<std::string> stems = test::benchSmokeMode()
+                                               ? std::vector<std::string>{"plate"}
+                                               : std::vector<std::string>{"plate", "piggy_bank"};
     for (const std::string& stem : stems)
     {
         benchmark::RegisterBenchmark(("fem_factorise/" + stem).c_str(), femFactorise, stem)
@@ -179,7 +176,7 @@ void registerAll()
         auto* precompute =
             benchmark::RegisterBenchmark(("modal_precompute/" + stem).c_str(), modalPrecompute, stem)
                 ->Unit(benchmark::kMillisecond);
-        if (smoke())
+        if (test::benchSmokeMode())
             precompute->Iterations(1);
         benchmark::RegisterBenchmark(("modal_event/" + stem).c_str(), modalEvent, stem)
             ->Unit(benchmark::kMillisecond);

@@ -9,6 +9,7 @@
 // The update is timed in steady state (warm buffers); cold_update_ms is the first run on fresh buffers.
 // SHATTER_BENCH_SMOKE=1 (ctest) only checks that it runs. The asset is cached under the build folder.
 #include "fracture_fixtures.h"
+#include "test_env.h"
 #include "test_paths.h"
 
 #include "shatter/object_state.h"
@@ -27,11 +28,6 @@ namespace shatter
 {
 namespace
 {
-
-bool smoke()
-{
-    return std::getenv("SHATTER_BENCH_SMOKE") != nullptr;
-}
 
 struct Scene
 {
@@ -220,7 +216,7 @@ void BM_ExactRecomputeBruteForce(benchmark::State& state)
 BENCHMARK(BM_ExactRecomputeBruteForce)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(smoke() ? 1 : 3);
+    ->Iterations(test::benchSmokeMode() ? 1 : 3);
 
 void BM_ExactRecomputeBvh(benchmark::State& state)
 {
@@ -228,7 +224,10 @@ void BM_ExactRecomputeBvh(benchmark::State& state)
     for (auto _ : state)
         state.SetIterationTime(bvhSeconds(s));
 }
-BENCHMARK(BM_ExactRecomputeBvh)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(smoke() ? 1 : 5);
+BENCHMARK(BM_ExactRecomputeBvh)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(test::benchSmokeMode() ? 1 : 5);
 
 void BM_FractureUpdate(benchmark::State& state)
 {

@@ -15,6 +15,7 @@
 // vertex toward the centre, γ = E_D(N = 1) / 30 (a mid-size event), fixed seed.
 // SHATTER_BENCH_SMOKE=1 (ctest): the plate only, 6 modes, so that it runs in seconds.
 #include "bullet_world.h"
+#include "test_env.h"
 
 #include "shatter/fracture/fracture_pipeline.h"
 
@@ -32,11 +33,6 @@ namespace shatter::fracture
 {
 namespace
 {
-
-bool smoke()
-{
-    return std::getenv("SHATTER_BENCH_SMOKE") != nullptr;
-}
 
 struct Paper
 {
@@ -60,7 +56,7 @@ struct Scene
     {
         PipelineSettings s;
         s.deformation.model = model;
-        s.deformation.modeCount = smoke() ? 6 : 20;
+        s.deformation.modeCount = test::benchSmokeMode() ? 6 : 20;
         return s;
     }
 
@@ -175,8 +171,9 @@ void printContext()
 
 void registerAll()
 {
-    const std::vector<std::string> stems =
-        smoke() ? std::vector<std::string>{"plate"} : std::vector<std::string>{"plate", "piggy_bank"};
+    const std::vector<std::string> stems = test::benchSmokeMode()
+                                               ? std::vector<std::string>{"plate"}
+                                               : std::vector<std::string>{"plate", "piggy_bank"};
     for (const std::string& stem : stems)
         for (const auto& [name, model] :
              {std::pair{"fem", DeformationModel::Fem}, std::pair{"modal", DeformationModel::Modal}})

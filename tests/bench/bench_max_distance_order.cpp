@@ -7,6 +7,8 @@
 #include "shatter/max_distance_order.h"
 #include "shatter/sphere_tree.h"
 
+#include "test_env.h"
+
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -20,12 +22,6 @@ namespace
 
 using namespace shatter;
 using Clock = std::chrono::steady_clock;
-
-bool smokeMode()
-{
-    const char* value = std::getenv("SHATTER_BENCH_SMOKE");
-    return value != nullptr && std::string(value) != "" && std::string(value) != "0";
-}
 
 std::vector<Vec3> boxPoints(Index n)
 {
@@ -199,7 +195,7 @@ void pointShellSphere(benchmark::State& state)
 
 int main(int argc, char** argv)
 {
-    const bool smoke = smokeMode();
+    const bool smoke = test::benchSmokeMode();
     const int64_t baseline = smoke ? 500 : 5000;
     const int64_t large = smoke ? 5000 : 100000;
     // Registration order is run order: the baseline must come first.

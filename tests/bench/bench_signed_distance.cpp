@@ -4,6 +4,7 @@
 #include "shatter/distance_grid.h"
 #include "shatter/signed_distance.h"
 
+#include "test_env.h"
 #include "test_meshes.h"
 
 #include <benchmark/benchmark.h>
@@ -47,11 +48,6 @@ const Scene& scene()
     return instance;
 }
 
-bool smoke()
-{
-    return std::getenv("SHATTER_BENCH_SMOKE") != nullptr;
-}
-
 // Nanoseconds per brute-force query of each set, from the baseline benchmark when it ran first.
 double gBruteForceNs[2] = {0, 0};
 
@@ -93,7 +89,7 @@ void BM_SignedDistanceBvh(benchmark::State& state)
     double& bruteNs = gBruteForceNs[state.range(0)];
     if (bruteNs == 0) // the baseline was filtered out: measure it here
         bruteNs = nanosecondsPerQuery([&](const Vec3& p) { return s.field.signedDistanceBruteForce(p); },
-                                      s.queries[state.range(0)], smoke() ? 8 : 256);
+                                      s.queries[state.range(0)], test::benchSmokeMode() ? 8 : 256);
     state.counters["bvh_ns"] = bvhNs;
     state.counters["brute_ns"] = bruteNs;
     state.counters["bvh_speedup"] = bruteNs / bvhNs;

@@ -16,6 +16,7 @@
 
 #include "fracture_fixtures.h"
 #include "sphere_tree_fixtures.h"
+#include "test_env.h"
 
 #include <benchmark/benchmark.h>
 
@@ -30,12 +31,6 @@ namespace
 
 using namespace shatter;
 using Clock = std::chrono::steady_clock;
-
-bool smokeMode()
-{
-    const char* value = std::getenv("SHATTER_BENCH_SMOKE");
-    return value != nullptr && std::string(value) != "" && std::string(value) != "0";
-}
 
 const Eigen::Isometry3d kIdentity = Eigen::Isometry3d::Identity();
 
@@ -134,7 +129,7 @@ struct PiggyVoronoi
     {
         test::AnalyticFracture fixture(asset->tetMesh, asset->surface);
         std::mt19937_64 rng(27);
-        result = test::randomVoronoiSplit(fixture, asset->tetMesh, 0, smokeMode() ? 8 : 27, rng);
+        result = test::randomVoronoiSplit(fixture, asset->tetMesh, 0, test::benchSmokeMode() ? 8 : 27, rng);
         after = forest;
         after.apply(result, asset->tetMesh);
     }
@@ -167,7 +162,7 @@ double rebuildSeconds()
     {
         const PiggyVoronoi& p = piggyVoronoi();
         std::vector<double> runs;
-        for (int i = 0; i < (smokeMode() ? 1 : 5); ++i)
+        for (int i = 0; i < (test::benchSmokeMode() ? 1 : 5); ++i)
         {
             const Clock::time_point start = Clock::now();
             rebuildAll(p.after, p.result);
@@ -234,7 +229,7 @@ const SphereOnGround& sphereOnGround(int fine)
     SphereOnGround& s = spheres[fine];
     if (!s.asset)
     {
-        const int base = smokeMode() ? 4 : 11;
+        const int base = test::benchSmokeMode() ? 4 : 11;
         const int frequency = fine ? 2 * base : base;
         s.asset = test::buildTestAsset(test::geodesicSphere(frequency, 1), "sphere", 2.0 * frequency / base);
         s.forest = std::make_unique<SphereForest>(*s.asset);

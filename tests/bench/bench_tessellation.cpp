@@ -4,6 +4,7 @@
 // smallest case briefly.
 #include "fracture_fixtures.h"
 #include "test_assets.h"
+#include "test_env.h"
 #include "voronoi_labels.h"
 
 #include "shatter/fracture/tessellation.h"
@@ -21,11 +22,6 @@ namespace shatter
 {
 namespace
 {
-
-bool smoke()
-{
-    return std::getenv("SHATTER_BENCH_SMOKE") != nullptr;
-}
 
 std::shared_ptr<const Asset> asset(const std::string& name)
 {
@@ -87,7 +83,7 @@ void BM_ThreadSpeedup(benchmark::State& bm)
         fracture::TessellationOptions options;
         options.threads = threads;
         double best = 1e30;
-        for (int i = 0; i < (smoke() ? 1 : 5); ++i)
+        for (int i = 0; i < (test::benchSmokeMode() ? 1 : 5); ++i)
         {
             const auto start = std::chrono::steady_clock::now();
             benchmark::DoNotOptimize(fracture::tessellate(state, labels, nullptr, options));
@@ -111,7 +107,7 @@ void BM_ThreadSpeedup(benchmark::State& bm)
 
 void tessellateArgs(benchmark::internal::Benchmark* b)
 {
-    if (smoke())
+    if (test::benchSmokeMode())
     {
         b->Args({0, 8, 1});
         return;
@@ -124,7 +120,7 @@ void tessellateArgs(benchmark::internal::Benchmark* b)
 
 void applyArgs(benchmark::internal::Benchmark* b)
 {
-    if (smoke())
+    if (test::benchSmokeMode())
     {
         b->Args({0, 8});
         return;

@@ -18,6 +18,7 @@
 // Strengths are set relative to the criterion: a run with γ = ∞ gives E_D(N = 1) for the impact, and
 // γ = E_D / ratio then asks for a fracture of roughly that severity, whatever the asset's size.
 #include "bullet_world.h"
+#include "test_env.h"
 #include "voronoi_labels.h"
 
 #include "shatter/error.h"
@@ -39,12 +40,6 @@ namespace
 {
 
 using namespace shatter::fracture;
-
-bool longTests()
-{
-    const char* v = std::getenv("SHATTER_LONG_TESTS");
-    return v && std::string(v) == "1";
-}
 
 // A push of `magnitude` N at surface vertex `vertex` of the live fragment's surface, toward the
 // fragment's centre.

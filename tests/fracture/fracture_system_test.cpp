@@ -11,6 +11,7 @@
 //  - the GImpact and convex-hull baselines build valid Bullet bodies of their kind;
 //  - lookup / bodies / removeObject bookkeeping, the enabled switch, determinism of a whole simulation.
 #include "bullet_world.h"
+#include "test_env.h"
 
 #include "shatter/error.h"
 #include "shatter/fracture/fracture_system.h"
@@ -30,12 +31,6 @@ namespace
 {
 
 using namespace shatter::fracture;
-
-bool longTests()
-{
-    const char* v = std::getenv("SHATTER_LONG_TESTS");
-    return v && std::string(v) == "1";
-}
 
 constexpr Real kDt = 1.0 / 120;
 

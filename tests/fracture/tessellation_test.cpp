@@ -7,6 +7,7 @@
 // SHATTER_LONG_TESTS=1).
 #include "fracture_fixtures.h"
 #include "test_assets.h"
+#include "test_env.h"
 #include "voronoi_labels.h"
 
 #include "shatter/error.h"
@@ -28,12 +29,6 @@ namespace
 using fracture::tessellate;
 using fracture::TessellationOptions;
 using fracture::TessellationStats;
-
-bool longTests()
-{
-    const char* v = std::getenv("SHATTER_LONG_TESTS");
-    return v && std::string(v) == "1";
-}
 
 // Every check of one result on `state` (before apply), then apply. Returns the problems found.
 void checkAndApply(ObjectState& state, const FractureResult& result, const TessellationStats& stats,
