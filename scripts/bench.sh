@@ -16,6 +16,7 @@ modes=${MODES:-"shatter gimpact hull"}
 scale=${STEPS_SCALE:-1}
 timeout_s=${RUN_TIMEOUT:-900}
 out="$build/bench"
+load_at_start=$(cut -d' ' -f1 /proc/loadavg) # timings mean little on a busy machine: say how busy it was
 
 cmake --build "$build" --target shatter_run >/dev/null
 run="$build/demo/run/shatter_run"
@@ -46,7 +47,7 @@ for scene in $scenes; do
     fi
 done
 
-notes+=("--note" "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other jobs while measured); Release build; Bullet $(pkg-config --modversion bullet) single precision.")
+notes+=("--note" "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load average $load_at_start when the runs started); Release build; Bullet $(pkg-config --modversion bullet) single precision.")
 # The plots need matplotlib (Debian: python3-matplotlib); prefer an interpreter that has it.
 python=${PYTHON:-python3}
 if ! "$python" -c "import matplotlib" 2>/dev/null && /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
