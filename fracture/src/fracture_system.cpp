@@ -143,6 +143,23 @@ struct FractureSystem::Impl
     ObjectId nextId = 0;
     std::unordered_map<const btCollisionObject*, BodyKey> owners; // lookups only, never iterated
     std::vector<FractureEvent> lastEvents;
+
+    // onInternalTick scratch, kept between steps so that a step without fracture does not allocate.
+    struct ContactForce
+    {
+        BodyKey key;
+        ImpactForce force;
+        Real impulse = 0; // N·s
+    };
+    struct Impact
+    {
+        BodyKey key;
+        std::uint32_t begin = 0, end = 0; // its range of contactForces
+        Real impulse = 0;                 // Σ J, N·s
+    };
+    std::vector<ContactForce> contactForces;
+    std::vector<Impact> impactScratch;
+    std::vector<ImpactForce> forceScratch;
     std::size_t total = 0;
     FractureStepStats stepStats;
 };
@@ -371,13 +388,9 @@ void FractureSystem::onInternalTick(btScalar timeStep)
         return;
     }
 
-    // Impacts per (object, fragment), in key order so that processing does not depend on addresses.
-    struct Impact
-    {
-        std::vector<ImpactForce> forces;
-        Real impulse = 0; // Σ J, N·s
-    };
-    std::map<BodyKey, Impact> impacts;
+    // Contact forces per (object, fragment): gathered in manifold order, then grouped in key order
+    // (stable, so processing does not depend on addresses).
+    s.contactForces.clear();
     btDispatcher& dispatcher = *s.world.getDispatcher();
     const Real dt = Real(timeStep);
     for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
@@ -404,42 +417,53 @@ void FractureSystem::onInternalTick(btScalar timeStep)
                 // m_normalWorldOnB points from B toward A: it pushes A, its negative pushes B.
                 const Vec3 normal = (side == 0 ? 1.0 : -1.0) * toEigen(p.m_normalWorldOnB);
                 const Vec3 point = toEigen(side == 0 ? p.getPositionWorldOnA() : p.getPositionWorldOnB());
-                Impact& impact = impacts[owner->second];
-                impact.forces.push_back(
-                    {worldToMaterial * point, worldToMaterial.linear() * normal * (impulse / dt)});
-                impact.impulse += impulse;
+                s.contactForces.push_back(
+                    {owner->second,
+                     {worldToMaterial * point, worldToMaterial.linear() * normal * (impulse / dt)},
+                     impulse});
             }
         }
     }
+    std::stable_sort(s.contactForces.begin(), s.contactForces.end(),
+                     [](const auto& a, const auto& b) { return a.key < b.key; });
 
     // The gate (FractureSystemSettings::impulseGrowth): the held impulse decays, then a body whose load
     // grew past it is evaluated; the others hold at least their current load.
     for (auto& [id, o] : s.objects)
         for (auto& [fragment, held] : o.heldImpulse)
             held *= s.settings.heldImpulseDecay;
-    std::vector<std::pair<BodyKey, Impact*>> order;
-    for (auto& [key, impact] : impacts)
+    s.impactScratch.clear();
+    for (std::uint32_t i = 0; i < s.contactForces.size();)
     {
-        auto& held = s.objects.at(key.object).heldImpulse;
-        const auto last = held.find(key.fragment);
+        Impl::Impact impact{s.contactForces[i].key, i, i, 0};
+        for (; impact.end < s.contactForces.size() && s.contactForces[impact.end].key == impact.key;
+             ++impact.end)
+            impact.impulse += s.contactForces[impact.end].impulse;
+        i = impact.end;
+        auto& held = s.objects.at(impact.key.object).heldImpulse;
+        const auto last = held.find(impact.key.fragment);
         const bool growing = last == held.end() || impact.impulse > s.settings.impulseGrowth * last->second;
         if (s.settings.evaluateEveryStep || growing)
-            order.emplace_back(key, &impact);
+            s.impactScratch.push_back(impact);
         else
             last->second = std::max(last->second, impact.impulse);
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto& a, const auto& b) { return a.second->impulse > b.second->impulse; });
-    if (order.size() > std::size_t(s.settings.maxEventsPerStep))
-        order.resize(std::size_t(s.settings.maxEventsPerStep));
-    for (const auto& [key, impact] : order)
+    std::stable_sort(s.impactScratch.begin(), s.impactScratch.end(),
+                     [](const auto& a, const auto& b) { return a.impulse > b.impulse; });
+    if (s.impactScratch.size() > std::size_t(s.settings.maxEventsPerStep))
+        s.impactScratch.resize(std::size_t(s.settings.maxEventsPerStep));
+    for (const Impl::Impact& impact : s.impactScratch)
     {
+        const BodyKey key = impact.key;
+        s.forceScratch.clear();
+        for (std::uint32_t i = impact.begin; i < impact.end; ++i)
+            s.forceScratch.push_back(s.contactForces[i].force);
         // An error inside the pipeline must not unwind through stepSimulation: the body stays whole
         // (the pipeline does not touch the state, and ObjectState::apply changes nothing if it throws).
         std::optional<FractureEvent> event;
         try
         {
-            event = s.fracture(key.object, key.fragment, impact->forces, true);
+            event = s.fracture(key.object, key.fragment, s.forceScratch, true);
         }
         catch (const Error& e)
         {
@@ -448,7 +472,7 @@ void FractureSystem::onInternalTick(btScalar timeStep)
         }
         if (!event)
         {
-            s.objects.at(key.object).heldImpulse[key.fragment] = impact->impulse;
+            s.objects.at(key.object).heldImpulse[key.fragment] = impact.impulse;
             continue;
         }
         s.stepStats.fractureMs += event->stats.totalMs - event->stats.updateMs;
