@@ -319,6 +319,16 @@ const ObjectState& FractureSystem::state(ObjectId object) const
     return *impl->object(object).state;
 }
 
+const Eigen::Isometry3d& FractureSystem::materialToBody(ObjectId object, FragmentId fragment) const
+{
+    const Impl::Object& o = impl->object(object);
+    const auto it = o.bodies.find(fragment);
+    if (it == o.bodies.end())
+        throw Error("FractureSystem", "object " + std::to_string(object) + " has no body for fragment " +
+                                          std::to_string(fragment));
+    return it->second.materialToBody;
+}
+
 const Material& FractureSystem::material(ObjectId object) const
 {
     return impl->object(object).material;

@@ -242,7 +242,6 @@ void App::frame(double dt, bool interactive)
     {
         seenGeneration = simulation.generation();
         meshes.clear();
-        frames.clear();
         debugViews->clear();
     }
     target->resize(window->framebufferWidth(), window->framebufferHeight(), 4);
@@ -266,11 +265,11 @@ void App::frame(double dt, bool interactive)
         }
         simulation.advance(dt);
         if (keys.frame && simulation.world())
-            frameCamera(collectBodies(*simulation.world(), frames));
+            frameCamera(collectBodies(*simulation.world()));
     }
 
     world = simulation.world();
-    std::vector<BodyView> views = world ? collectBodies(*world, frames) : std::vector<BodyView>{};
+    std::vector<BodyView> views = world ? collectBodies(*world) : std::vector<BodyView>{};
     if (world && framedGeneration != seenGeneration)
     {
         framedGeneration = seenGeneration;

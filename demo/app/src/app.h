@@ -52,7 +52,6 @@ private:
     OrbitCamera camera;
     Interaction interaction;
     UiState ui;
-    MaterialFrameCache frames;
     struct CachedMesh
     {
         std::shared_ptr<const FragmentMesh> keep; // the key pointer stays valid while cached

@@ -113,7 +113,7 @@ void App::writeStats(const std::string& file, double deviation)
         triangles = world->history().back().triangles;
     long balls = 0;
     if (world)
-        for (const BodyView& v : collectBodies(*world, frames))
+        for (const BodyView& v : collectBodies(*world))
             balls += v.kind == BodyView::Kind::Sphere ? 1 : 0;
     std::ofstream out(file);
     out << "{\n";

@@ -1,31 +1,17 @@
 #include "scene_view.h"
 
 #include "shatter/bullet_convert.h"
-#include "shatter/fracturable_shape.h"
 #include "shatter/scenes/scene_world.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 
 namespace shatter::demo
 {
 
-const Eigen::Isometry3d& MaterialFrameCache::offset(const std::shared_ptr<const FragmentMesh>& mesh)
-{
-    auto it = cache.find(mesh.get());
-    if (it == cache.end())
-    {
-        const MassProperties mp = computeMassProperties(mesh->surface, 1000, "fragment");
-        Eigen::Isometry3d o = Eigen::Isometry3d::Identity();
-        o.linear() = mp.principalAxes.transpose();
-        o.translation() = -(mp.principalAxes.transpose() * mp.centerOfMass);
-        it = cache.emplace(mesh.get(), std::make_pair(mesh, o)).first;
-    }
-    return it->second.second;
-}
-
-std::vector<BodyView> collectBodies(scenes::SceneWorld& sceneWorld, MaterialFrameCache& frames)
+std::vector<BodyView> collectBodies(scenes::SceneWorld& sceneWorld)
 {
     std::vector<BodyView> views;
     btDiscreteDynamicsWorld& world = sceneWorld.world();
@@ -53,10 +39,7 @@ std::vector<BodyView> collectBodies(scenes::SceneWorld& sceneWorld, MaterialFram
             v.object = object;
             v.fragment = fragment;
             v.assetName = state.asset().name;
-            const Eigen::Isometry3d offset =
-                FracturableShape::is(*shape) ? static_cast<const FracturableShape*>(shape)->materialToBody()
-                                             : frames.offset(v.mesh);
-            v.materialToWorld = t * offset;
+            v.materialToWorld = t * system.materialToBody(object, fragment);
         }
         else if (shape->getShapeType() == SPHERE_SHAPE_PROXYTYPE)
         {

@@ -45,21 +45,9 @@ struct BodyView
     Eigen::Vector3d halfExtents = Eigen::Vector3d::Zero();
 };
 
-/// Material → body offsets of fragment bodies whose shape is not a FracturableShape (the GImpact and
-/// convex-hull baselines), computed the way FractureSystem does (principal frame of the mesh).
-class MaterialFrameCache
-{
-public:
-    const Eigen::Isometry3d& offset(const std::shared_ptr<const FragmentMesh>& mesh);
-    void clear() { cache.clear(); }
-
-private:
-    std::map<const FragmentMesh*, std::pair<std::shared_ptr<const FragmentMesh>, Eigen::Isometry3d>> cache;
-};
-
 /// Every drawable body of the world, in the world's collision-object order. The ground and other
 /// static non-fragment shapes are left out (the renderer draws the ground itself).
-std::vector<BodyView> collectBodies(scenes::SceneWorld& world, MaterialFrameCache& frames);
+std::vector<BodyView> collectBodies(scenes::SceneWorld& world);
 
 /// Live fragment bodies per (object, fragment), for the debug views.
 std::map<std::pair<fracture::ObjectId, FragmentId>, const BodyView*>

@@ -126,6 +126,9 @@ public:
     std::span<const ObjectId> objects() const;
     const ObjectState& state(ObjectId object) const;
     const Material& material(ObjectId object) const;
+    /// O of a live fragment's body: material frame → body frame (centre of mass, principal axes), for
+    /// every FragmentShapeKind. A material point x is at T·O·x, T the body's world transform.
+    const Eigen::Isometry3d& materialToBody(ObjectId object, FragmentId fragment) const;
     /// The live fragments' bodies of an object (owned by the system).
     std::vector<btRigidBody*> bodies(ObjectId object) const;
     /// (object, fragment) of a body the system owns; false for other bodies.
