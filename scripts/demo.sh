@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main-job command: installs what is needed, builds shatter_demo and starts it. With no display
 # ($DISPLAY empty) it runs the plates scene headless under xvfb-run instead, and writes a screenshot and a
-# stats summary. Extra arguments go to shatter_demo (e.g. scripts/demo.sh --scene piggy_bank).
+# stats summary. Before either it prints the procedural assets' sizes beside TVCG Table 1 (table1.sh).
+# Extra arguments go to shatter_demo (e.g. scripts/demo.sh --scene piggy_bank).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -10,6 +11,10 @@ build=${BUILD_DIR:-$root/build}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} >/dev/null
 cmake --build "$build" -j "$(nproc)" --target shatter_demo
 demo="$build/demo/app/shatter_demo"
+
+# The procedural assets beside TVCG Table 1 (triangles, tets, points; build times) first.
+BUILD_DIR="$build" "$root/scripts/table1.sh" | grep -v '^building:'
+echo
 
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
     exec "$demo" "$@"
