@@ -197,6 +197,7 @@ void SphereForest::check(const FractureResult& r, const TetMesh& mesh)
         std::fill(s.pointStamp.begin(), s.pointStamp.end(), 0);
         std::fill(s.nodeStamp.begin(), s.nodeStamp.end(), 0);
         std::fill(s.tetStamp.begin(), s.tetStamp.end(), 0);
+        std::fill(s.groupStamp.begin(), s.groupStamp.end(), 0);
         s.epoch = 1;
     }
     for (std::size_t i = 0; i < r.nodes.size(); ++i)
@@ -350,9 +351,11 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     for (FragmentId i = 0; i < count; ++i)
         fragmentRoot[firstNew + i] = s.newRoots[i];
 
-    // New surface points (§6.3), two per cut edge, in three passes: the per-point arrays in bulk, then
+    // New surface points (§6.3), two per cut edge, in four passes: the per-point arrays in bulk, then
     // every point's anchor (independent lookups, which the memory system overlaps), then the tree
-    // edits in cut-edge order (each one's radii feed the next one's Fig. 8 level choice).
+    // edits in cut-edge order, then the radii. Every Fig. 8 level choice reads the radii as the split
+    // left them: §6.3 updates radii bottom-up after the insertions, which lets one walk serve all the
+    // points under one chain (growCrackPointRadii).
     const Index firstPoint = data.pointCount();
     const std::size_t pointTotal = std::size_t(firstPoint) + added;
     reserveMore(data.points, added);
@@ -389,7 +392,8 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         s.anchors[2 * i + 1] = anchor(e.fragment1, e.node1, e.node0);
     }
     for (std::size_t k = 0; k < added; ++k)
-        insertCrackPoint(firstPoint + Index(k), s.anchors[k], mesh, method, local);
+        s.anchors[k] = insertCrackPoint(firstPoint + Index(k), s.anchors[k], mesh, method, local);
+    growCrackPointRadii(firstPoint);
 
     data.roots.clear();
     for (FragmentId f = 0; f < fragmentCount(); ++f)
@@ -399,8 +403,8 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         *report = local;
 }
 
-void SphereForest::insertCrackPoint(Index point, Index anchor, const TetMesh& mesh, RestructureMethod method,
-                                    ForestUpdateReport& report)
+Index SphereForest::insertCrackPoint(Index point, Index anchor, const TetMesh& mesh, RestructureMethod method,
+                                     ForestUpdateReport& report)
 {
     ForestEditor editor(*this);
     const Vec3 p = data.points[point];
@@ -409,7 +413,7 @@ void SphereForest::insertCrackPoint(Index point, Index anchor, const TetMesh& me
     if (fragmentRoot[f] == kInvalidIndex) // a fragment without tet nodes: its first crack point is its root
     {
         fragmentRoot[f] = data.pointNode[point] = editor.allocate(point, 0);
-        return;
+        return kInvalidIndex;
     }
     if (anchor == kInvalidIndex)
     {
@@ -449,7 +453,73 @@ void SphereForest::insertCrackPoint(Index point, Index anchor, const TetMesh& me
     const Index v = editor.allocate(point, data.nodes[parent].level + 1);
     editor.adopt(parent, v);
     data.pointNode[point] = v;
-    editor.growRadii(parent, p);
+    return parent;
+}
+
+// TVCG §6.3 ends with "we update sphere radii bottom-up": once, after the insertions, instead of a
+// walk to the root per point. The points hanging under one chain (the copies of one point, which share
+// a centre) share the whole path above the chain, so they are grouped by chain top and the path is
+// walked once per group, growing each ancestor to the group's farthest point from its centre. Within
+// the chain each point grows the nodes from its parent up; radii only grow going up a chain, so a
+// walk stops at the first node that already reaches its point. Exact, since the old radii were.
+void SphereForest::growCrackPointRadii(Index firstPoint)
+{
+    Scratch& s = scratch;
+    const Index added = pointCount() - firstPoint;
+    if (s.groupHead.size() < data.nodes.size())
+    {
+        s.groupHead.resize(data.nodes.capacity(), kInvalidIndex);
+        s.groupStamp.resize(data.nodes.capacity(), 0);
+    }
+    s.groupNext.resize(added);
+    auto chainTop = [&](Index v)
+    {
+        return data.pointNode[data.nodes[v].point];
+    };
+    // Group lists in insertion order: built backwards, each point pushed in front.
+    for (Index k = added; k-- > 0;)
+    {
+        if (s.anchors[k] == kInvalidIndex) // a fragment's root: nothing above it
+            continue;
+        const Index top = chainTop(s.anchors[k]);
+        if (s.groupStamp[top] != s.epoch)
+        {
+            s.groupStamp[top] = s.epoch;
+            s.groupHead[top] = kInvalidIndex;
+        }
+        s.groupNext[k] = s.groupHead[top];
+        s.groupHead[top] = k;
+    }
+    // Grows the chain from v up to its top until a node already reaches distance d.
+    auto growChain = [&](Index v, Index top, Real d)
+    {
+        for (Index u = v; data.nodes[u].radius < d; u = data.nodes[u].parent)
+        {
+            data.nodes[u].radius = d;
+            if (u == top)
+                break;
+        }
+    };
+    for (Index k = 0; k < added; ++k)
+    {
+        if (s.anchors[k] == kInvalidIndex || s.groupHead[chainTop(s.anchors[k])] != k)
+            continue; // a root, or not the first point of its group
+        const Index top = chainTop(s.anchors[k]);
+        const Vec3 c = data.points[data.nodes[top].point];
+        for (Index g = k; g != kInvalidIndex; g = s.groupNext[g])
+            growChain(s.anchors[g], top, std::sqrt(squaredDistance(c, data.points[firstPoint + g])));
+        for (Index v = data.nodes[top].parent; v != kInvalidIndex;)
+        {
+            const Index point = data.nodes[v].point;
+            const Index vTop = data.pointNode[point];
+            const Vec3 center = data.points[point];
+            Real farthest = 0;
+            for (Index g = k; g != kInvalidIndex; g = s.groupNext[g])
+                farthest = std::max(farthest, squaredDistance(center, data.points[firstPoint + g]));
+            growChain(v, vTop, std::sqrt(farthest));
+            v = data.nodes[vTop].parent;
+        }
+    }
 }
 
 } // namespace shatter

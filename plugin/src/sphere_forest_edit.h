@@ -240,27 +240,6 @@ struct ForestEditor
         }
     }
 
-    /// After point p joined the subtree of v: every ancestor (v included) grows to reach it. Exact,
-    /// since the old radii were. The ancestors that share a centre (a point's chain of own copies,
-    /// whose radii only grow going up) need one distance: they grow until one already reaches p, and
-    /// the walk jumps to the top of the chain (pointNode) and on to its parent.
-    void growRadii(Index v, const Vec3& p)
-    {
-        while (v != kInvalidIndex)
-        {
-            const Index point = node(v).point;
-            const Index top = tree.pointNode[point];
-            const Real d = std::sqrt(squaredDistance(tree.points[point], p));
-            for (Index u = v; node(u).radius < d; u = node(u).parent)
-            {
-                node(u).radius = d;
-                if (u == top)
-                    break;
-            }
-            v = node(top).parent;
-        }
-    }
-
     /// The tree under `root`, breadth first (parents before children).
     void collectBreadthFirst(Index root, std::vector<Index>& out)
     {

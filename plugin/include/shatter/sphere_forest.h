@@ -123,9 +123,14 @@ private:
 
     FragmentId classifyCrackPoint(Index p, const FractureResult& result, const TetMesh& mesh) const;
     /// Hangs the crack point `point` (position, tag and CrackPoint already set) in its fragment's tree,
-    /// under `anchor`'s chain or, if kInvalidIndex, under the closest node of its fragment.
-    void insertCrackPoint(Index point, Index anchor, const TetMesh& mesh, RestructureMethod method,
-                          ForestUpdateReport& report);
+    /// under `anchor`'s chain or, if kInvalidIndex, under the closest node of its fragment. Radii are
+    /// left as they were (growCrackPointRadii updates them for all points at once); returns the node
+    /// it now hangs under, or kInvalidIndex if it became its fragment's root.
+    Index insertCrackPoint(Index point, Index anchor, const TetMesh& mesh, RestructureMethod method,
+                           ForestUpdateReport& report);
+    /// The bottom-up radius update of TVCG §6.3 for the crack points [firstPoint, pointCount()), whose
+    /// parents are in scratch.anchors.
+    void growCrackPointRadii(Index firstPoint);
 
     SphereTree data;
     std::vector<FragmentId> pointTag; // per point
@@ -160,6 +165,9 @@ private:
         std::vector<SearchEntry> search; // branch-and-bound stack
         std::vector<Index> tail;         // per node: the last child appended to it
         std::vector<Index> anchors;      // per new crack point: the node it hangs under (or kInvalidIndex)
+        std::vector<Index> groupHead; // per node: first new crack point under its chain (growCrackPointRadii)
+        std::vector<Index> groupStamp;           // per node: groupHead is valid in this epoch
+        std::vector<Index> groupNext;            // per new crack point: next one under the same chain
         const FractureResult* checked = nullptr; // the result check() accepted in this epoch
     };
     Scratch scratch;
