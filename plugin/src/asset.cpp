@@ -92,7 +92,10 @@ void computeNodeDistances(Asset& asset, const SignedDistanceField& field, unsign
 
 } // namespace
 
-Real Asset::radius() const { return Real(0.5) * surface.bounds().extent().norm(); }
+Real Asset::radius() const
+{
+    return Real(0.5) * surface.bounds().extent().norm();
+}
 
 Asset Asset::build(TriMesh mesh, const std::string& name, const AssetOptions& options,
                    const ProgressCallback& progress)
@@ -124,6 +127,7 @@ Asset Asset::build(TriMesh mesh, const std::string& name, const AssetOptions& op
     asset.pointOrder = orderByMaxDistance(asset.tetMesh.nodes);
     report(progress, kTree);
     asset.sphereTree = buildSphereTree(asset.tetMesh.nodes, asset.pointOrder);
+    asset.locator = std::make_shared<const TetLocator>(asset.tetMesh);
     if (progress)
         progress("done", 1.0);
     return asset;

@@ -133,6 +133,7 @@ Asset readPayload(BinaryReader& r)
 
     asset.sphereTree.points = asset.tetMesh.nodes;
     asset.tetMesh.buildConnectivity();
+    asset.locator = std::make_shared<const TetLocator>(asset.tetMesh);
     return asset;
 }
 
@@ -168,8 +169,9 @@ Asset Asset::load(const std::filesystem::path& cacheFile)
         throw Error(source, "not a Shatter asset file (wrong magic bytes)");
     const auto version = header.value<std::uint32_t>();
     if (version != kFormatVersion)
-        throw Error(source, "asset file format version " + std::to_string(version) + ", this build reads version " +
-                                std::to_string(kFormatVersion) + "; rebuild it with shatter_asset build");
+        throw Error(source, "asset file format version " + std::to_string(version) +
+                                ", this build reads version " + std::to_string(kFormatVersion) +
+                                "; rebuild it with shatter_asset build");
     header.value<std::uint32_t>();
     const auto payloadSize = header.value<std::uint64_t>();
     const auto checksum = header.value<std::uint64_t>();

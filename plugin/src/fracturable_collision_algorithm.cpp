@@ -80,8 +80,8 @@
 // manifolds.
 #include "shatter/fracturable_collision_algorithm.h"
 
-#include "shatter/bullet_convert.h"
 #include "contact_selection.h"
+#include "shatter/bullet_convert.h"
 #include "shatter/fracturable_shape.h"
 #include "shatter/object_state.h"
 #include "shatter/shape_field.h"
@@ -171,6 +171,14 @@ struct DeepOnly
     bool sphereTest(const Vec3& p, Real radius) const
     {
         return radius > shift && inner.sphereTest(p, radius - shift);
+    }
+    /// The inner field's cached form, where it has one (the cache holds the inner field's bound).
+    bool sphereTest(const Vec3& p, Real radius, Real& lowerBound) const requires requires(Real& lower)
+    {
+        inner.sphereTest(p, radius, lower);
+    }
+    {
+        return radius > shift && inner.sphereTest(p, radius - shift, lowerBound);
     }
 };
 

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace shatter
 {
@@ -112,32 +113,39 @@ Penetration ObjectState::penetration(const Vec3& p, const TetLocation& where, Fr
 
 bool ObjectState::sphereTest(const Vec3& p, Real radius, FragmentId f) const
 {
+    Real lowerBound = std::numeric_limits<Real>::quiet_NaN();
+    return sphereTest(p, radius, f, lowerBound);
+}
+
+bool ObjectState::sphereTest(const Vec3& p, Real radius, FragmentId f, Real& lowerBound) const
+{
     if (!alive(f))
         return false;
     if (fragmentList[f].bounds.distance(p) > radius)
         return false;
     if (!fragmentGrid.mayIntersect(p, radius, f))
         return false;
+    if (std::isnan(lowerBound))
+        lowerBound = distanceLowerBound(p, f);
+    return !(lowerBound > radius);
+}
 
-    const TetLocation where = tetLocator.locate(p);
-    Real lower = 0;
+Real ObjectState::distanceLowerBound(const Vec3& p, FragmentId f) const
+{
+    const TetLocation where = tetLocator->locate(p);
     if (where.found())
     {
         const FragmentId g = fieldData.fragmentAt(where.tet, where.bary);
         if (g == f)
-            return true;
-        lower = penetration(p, where, g).depth - Real(tetMargin[where.tet]);
+            return -std::numeric_limits<Real>::infinity();
+        return penetration(p, where, g).depth - Real(tetMargin[where.tet]);
     }
-    else
-    {
-        const DistanceGrid& grid = sharedAsset->surfaceGrid;
-        if (grid.empty())
-            return true;
-        const GridSample sample = grid.sample(p);
-        lower = sample.valid ? sample.distance - settings.sphereTestMargin * grid.cellSize
-                             : grid.bandWidth - std::sqrt(Real(3)) * grid.cellSize;
-    }
-    return !(lower > radius);
+    const DistanceGrid& grid = sharedAsset->surfaceGrid;
+    if (grid.empty())
+        return -std::numeric_limits<Real>::infinity();
+    const GridSample sample = grid.sample(p);
+    return sample.valid ? sample.distance - settings.sphereTestMargin * grid.cellSize
+                        : grid.bandWidth - std::sqrt(Real(3)) * grid.cellSize;
 }
 
 } // namespace shatter

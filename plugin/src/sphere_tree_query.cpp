@@ -98,4 +98,9 @@ bool FragmentFieldView::sphereTest(const Vec3& p, Real radius) const
     return state->sphereTest(p, radius, fragment);
 }
 
+bool FragmentFieldView::sphereTest(const Vec3& p, Real radius, Real& lowerBound) const
+{
+    return state->sphereTest(p, radius, fragment, lowerBound);
+}
+
 } // namespace shatter

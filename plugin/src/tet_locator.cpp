@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace shatter
 {
@@ -140,9 +141,25 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
         ++cellOffsets[p[0] + 1];
     for (std::size_t c = 0; c < cellCount; ++c)
         cellOffsets[c + 1] += cellOffsets[c];
+    // Boxes padded by a millionth of a cell beyond float rounding, far more than the barycentric
+    // tolerance moves a point, so the filter never drops a tet that could hold p.
+    const Real pad = Real(1e-6) * cell;
+    std::vector<Candidate> boxes(mesh.tets.size());
+    for (Index t = 0; t < mesh.tetCount(); ++t)
+    {
+        Aabb box;
+        for (Index n : mesh.tets[t])
+            box.grow(mesh.nodes[n]);
+        for (int a = 0; a < 3; ++a)
+        {
+            boxes[t].lo[a] = std::nextafter(float(box.min[a] - pad), -std::numeric_limits<float>::infinity());
+            boxes[t].hi[a] = std::nextafter(float(box.max[a] + pad), std::numeric_limits<float>::infinity());
+        }
+        boxes[t].tet = t;
+    }
     cellTets.resize(pairs.size());
     for (std::size_t i = 0; i < pairs.size(); ++i)
-        cellTets[i] = pairs[i][1];
+        cellTets[i] = boxes[pairs[i][1]];
 }
 
 TetLocation TetLocator::locate(const Vec3& p) const
@@ -160,23 +177,21 @@ TetLocation TetLocator::locate(const Vec3& p) const
         c[a] = std::min(dims[a] - 1, Index(std::max(Real(0), u)));
     }
     const Index cellIndex = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
-    Real best = -std::numeric_limits<Real>::infinity();
+    const float q[3] = {float(p[0]), float(p[1]), float(p[2])};
     for (Index i = cellOffsets[cellIndex]; i < cellOffsets[cellIndex + 1]; ++i)
     {
-        const Index t = cellTets[i];
-        const Bary b = barycentric(t, p);
-        const Real smallest = b.minCoeff();
-        if (smallest > best)
+        const Candidate& candidate = cellTets[i];
+        if (q[0] < candidate.lo[0] || q[0] > candidate.hi[0] || q[1] < candidate.lo[1] ||
+            q[1] > candidate.hi[1] || q[2] < candidate.lo[2] || q[2] > candidate.hi[2])
+            continue;
+        const Bary b = barycentric(candidate.tet, p);
+        if (b.minCoeff() >= -tolerance) // p is in the tet or on its boundary: the first such tet wins
         {
-            best = smallest;
-            result.tet = t;
+            result.tet = candidate.tet;
             result.bary = b;
-            if (smallest > tolerance) // strictly inside: no other tet can hold p
-                break;
+            return result;
         }
     }
-    if (!(best >= -tolerance))
-        result = {};
     return result;
 }
 

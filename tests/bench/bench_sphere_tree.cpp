@@ -55,6 +55,7 @@ void runQuery(benchmark::State& state, const SphereForest& forest, FragmentId f,
     }
     state.counters["visited_nodes"] = stats.visitedNodes;
     state.counters["inside_tests"] = stats.insideTests;
+    state.counters["sphere_tests"] = stats.sphereTests;
     state.counters["contacts"] = stats.contacts;
     state.counters["colliding_points"] = stats.collidingPoints;
 }
@@ -113,6 +114,7 @@ void BM_FragmentOnFragment(benchmark::State& state)
     const PiggyHalves& p = piggyHalves();
     runQuery(state, p.forest, 1, FragmentFieldView(p.state, 2), ContactMode(state.range(0)),
              defaultContactTolerance(p.asset->radius()));
+    state.counters["locator_cell_tets"] = p.state.locator().meanCellTets();
 }
 BENCHMARK(BM_FragmentOnFragment)
     ->Arg(int(ContactMode::Adaptive))

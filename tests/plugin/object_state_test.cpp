@@ -112,6 +112,30 @@ TEST(ObjectState, StartsAsOneFragmentWithTheAssetDistances)
     EXPECT_THROW(ObjectState(nullptr), Error);
 }
 
+TEST(ObjectState, InstancesOfAnAssetShareItsLocatorUnlessTheirSettingsDiffer)
+{
+    const std::shared_ptr<const Asset> asset = smallBox();
+    ASSERT_TRUE(asset->locator);
+    const ObjectState a(asset), b(asset);
+    EXPECT_EQ(&a.locator(), asset->locator.get());
+    EXPECT_EQ(&b.locator(), asset->locator.get());
+
+    ObjectStateSettings finer;
+    finer.locator.cellFactor = 0.25;
+    const ObjectState c(asset, finer);
+    EXPECT_NE(&c.locator(), asset->locator.get());
+    EXPECT_LT(c.locator().cellSize(), a.locator().cellSize());
+    // Either grid answers the same.
+    const Vec3 inside(0.3, 0.1, 0.05);
+    EXPECT_EQ(c.locate(inside).tet, a.locate(inside).tet);
+
+    // An asset assembled without a locator still works: the state builds its own.
+    auto bare = std::make_shared<Asset>(*asset);
+    bare->locator.reset();
+    const ObjectState d(std::const_pointer_cast<const Asset>(bare));
+    EXPECT_EQ(d.locate(inside).tet, a.locate(inside).tet);
+}
+
 TEST(ObjectState, RejectsMalformedResultsAndStaysUnchanged)
 {
     const std::shared_ptr<const Asset> asset = smallBox();

@@ -7,11 +7,13 @@
 #include "shatter/mesh_import.h"
 #include "shatter/progress.h"
 #include "shatter/sphere_tree.h"
+#include "shatter/tet_locator.h"
 #include "shatter/tet_mesh.h"
 #include "shatter/tetrahedralize.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 namespace shatter
@@ -20,11 +22,11 @@ namespace shatter
 /// Settings of Asset::build; checked there.
 struct AssetOptions
 {
-    ImportOptions import;          ///< validation and repair of the input mesh
-    TetrahedralizeOptions tets;    ///< TetGen quality and size bounds
-    Real gridCellFactor = 0.5;     ///< surface distance grid cell = factor × mean surface edge length
-    Real gridBandCells = 3;        ///< the grid stores exact distances this many cells around the surface
-    unsigned threads = 0;          ///< worker threads for the build (0: all cores)
+    ImportOptions import;       ///< validation and repair of the input mesh
+    TetrahedralizeOptions tets; ///< TetGen quality and size bounds
+    Real gridCellFactor = 0.5;  ///< surface distance grid cell = factor × mean surface edge length
+    Real gridBandCells = 3;     ///< the grid stores exact distances this many cells around the surface
+    unsigned threads = 0;       ///< worker threads for the build (0: all cores)
 };
 
 /// The precomputed, immutable data of one fracturable object, in its material frame.
@@ -33,17 +35,20 @@ struct Asset
     /// Cache format version; bump whenever the layout or the meaning of a field changes.
     static constexpr std::uint32_t kFormatVersion = 1;
 
-    std::string name;                 ///< the source mesh's file stem, or the name given to build()
-    std::uint64_t sourceHash = 0;     ///< fingerprint of the input mesh and the options it was built with
+    std::string name;             ///< the source mesh's file stem, or the name given to build()
+    std::uint64_t sourceHash = 0; ///< fingerprint of the input mesh and the options it was built with
 
-    TriMesh surface;                  ///< closed, outward oriented, 2-manifold (cavities face inward)
-    TetMesh tetMesh;                  ///< conforming tets; nodes [0, surface.vertices.size()) = surface vertices
-    SurfaceTetFaces surfaceFaces;     ///< the tet face under each surface triangle
-    std::vector<Real> nodeDistance;   ///< exact distance from each tet node to the surface (TVCG §4.1)
-    std::vector<Vec3> nodeDirection;  ///< unit direction from each node toward its closest surface point
-    DistanceGrid surfaceGrid;         ///< exact signed distances in a band around the surface (TVCG §4.4)
-    std::vector<Index> pointOrder;    ///< maximum-distance order of all tet nodes (TVCG §5.1)
-    SphereTree sphereTree;            ///< the initial fracturable sphere tree over all nodes (TVCG §5.1, §6.1)
+    TriMesh surface;              ///< closed, outward oriented, 2-manifold (cavities face inward)
+    TetMesh tetMesh;              ///< conforming tets; nodes [0, surface.vertices.size()) = surface vertices
+    SurfaceTetFaces surfaceFaces; ///< the tet face under each surface triangle
+    std::vector<Real> nodeDistance;  ///< exact distance from each tet node to the surface (TVCG §4.1)
+    std::vector<Vec3> nodeDirection; ///< unit direction from each node toward its closest surface point
+    DistanceGrid surfaceGrid;        ///< exact signed distances in a band around the surface (TVCG §4.4)
+    std::vector<Index> pointOrder;   ///< maximum-distance order of all tet nodes (TVCG §5.1)
+    SphereTree sphereTree; ///< the initial fracturable sphere tree over all nodes (TVCG §5.1, §6.1)
+    /// Point location in tetMesh with the default options, shared by every ObjectState of this asset
+    /// (rebuilt on load, not stored in the cache; null for an asset assembled by hand).
+    std::shared_ptr<const TetLocator> locator;
 
     Index pointCount() const { return tetMesh.nodeCount(); } ///< surface vertices + interior nodes (Table 1)
     Real radius() const;                                     ///< half the bounding box diagonal

@@ -68,7 +68,7 @@ public:
     /// Ids of the live fragments, increasing.
     std::vector<FragmentId> liveFragments() const;
     const FragmentField& field() const { return fieldData; }
-    const TetLocator& locator() const { return tetLocator; }
+    const TetLocator& locator() const { return *tetLocator; }
     const MultilevelGrid& grid() const { return fragmentGrid; }
     Real meanEdgeLength() const { return meanEdge; }
     /// The fracturable sphere trees, one per live fragment (TVCG §5-6).
@@ -82,7 +82,7 @@ public:
                ForestUpdateReport* forestReport = nullptr);
 
     /// Where p lies in the tet mesh (material frame).
-    TetLocation locate(const Vec3& p) const { return tetLocator.locate(p); }
+    TetLocation locate(const Vec3& p) const { return tetLocator->locate(p); }
     /// The fragment holding p, kNoFragment outside the object.
     FragmentId fragmentAt(const TetLocation& where) const;
     FragmentId fragmentAt(const Vec3& p) const { return fragmentAt(locate(p)); }
@@ -95,11 +95,18 @@ public:
     Penetration penetration(const Vec3& p, FragmentId f) const { return penetration(p, locate(p), f); }
     /// sphereTest(p, r, D(f)) of TVCG §4.5: false only if the sphere cannot touch fragment f.
     bool sphereTest(const Vec3& p, Real radius, FragmentId f) const;
+    /// The same test for a point tested again with other radii (a point's nodes on several levels):
+    /// `lowerBound` caches test 3's lower bound of dist(p, f), the part that locates p; pass NaN the
+    /// first time, and it is filled in when needed.
+    bool sphereTest(const Vec3& p, Real radius, FragmentId f, Real& lowerBound) const;
 
 private:
+    /// Test 3 of sphereTest: a lower bound of dist(p, f), −∞ where it proves nothing.
+    Real distanceLowerBound(const Vec3& p, FragmentId f) const;
+
     std::shared_ptr<const Asset> sharedAsset;
     ObjectStateSettings settings;
-    TetLocator tetLocator;
+    std::shared_ptr<const TetLocator> tetLocator; // the asset's, unless the settings differ
     FragmentField fieldData;
     MultilevelGrid fragmentGrid;
     std::vector<FragmentInfo> fragmentList;

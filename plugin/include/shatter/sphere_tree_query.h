@@ -39,7 +39,11 @@
 //     FieldSample sample(const Vec3& p, Real band) const;  // insideTest + penetration, and the ε band
 //     bool sphereTest(const Vec3& p, Real radius) const;   // false only if the sphere misses B
 // called directly from this template (no virtual call in the loop). FragmentFieldView adapts an
-// ObjectState fragment; analytic fields (plane, sphere, box, convex) plug in the same way.
+// ObjectState fragment; analytic fields (plane, sphere, box, convex) plug in the same way. A field
+// whose sphere test is costly may also offer
+//     bool sphereTest(const Vec3& p, Real radius, Real& lowerBound) const;
+// which collide() prefers: a point appears on several levels of the tree, and `lowerBound` (NaN at
+// first, kept in the point's cache entry) lets the field do its per-point work once per query.
 #pragma once
 
 #include "shatter/sphere_forest.h"
@@ -47,6 +51,7 @@
 #include <Eigen/Geometry>
 
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -134,7 +139,7 @@ struct QueryScratch
     {
         Index stamp = 0;        ///< generation in which the point was sampled
         std::uint32_t near = 0; ///< FieldSample::near
-        Real distance = 0;      ///< FieldSample::distance
+        Real distance = 0;      ///< FieldSample::distance; if not near, the sphere test's cached bound
     };
     static_assert(sizeof(PointState) == 16, "PointState is touched once per visited node");
     struct Entry
@@ -200,7 +205,9 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
                     {
                         ++st.insideTests;
                         const FieldSample sample = fieldB.sample(p, eps + speculative);
-                        state = {generation, sample.near ? 1u : 0u, sample.distance};
+                        // A far point's distance slot caches the sphere test's lower bound (NaN: unknown).
+                        state = {generation, sample.near ? 1u : 0u,
+                                 sample.near ? sample.distance : std::numeric_limits<Real>::quiet_NaN()};
                         if (sample.near && sample.distance < eps)
                             ++st.collidingPoints;
                         if (sample.near && sample.distance < tol + extra)
@@ -238,7 +245,10 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
                     else
                     {
                         ++st.sphereTests;
-                        descend = fieldB.sphereTest(p, reach);
+                        if constexpr (requires(Real & lower) { fieldB.sphereTest(p, reach, lower); })
+                            descend = fieldB.sphereTest(p, reach, state.distance);
+                        else
+                            descend = fieldB.sphereTest(p, reach);
                     }
                     if (!descend)
                         continue;
@@ -280,6 +290,7 @@ public:
 
     FieldSample sample(const Vec3& p, Real band) const;
     bool sphereTest(const Vec3& p, Real radius) const;
+    bool sphereTest(const Vec3& p, Real radius, Real& lowerBound) const;
 
 private:
     const ObjectState* state;

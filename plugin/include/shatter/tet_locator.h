@@ -20,6 +20,8 @@ struct TetLocatorOptions
     Real tolerance = 1e-9;
     /// Refuse grids with more cells than this; the cell size grows until the grid fits.
     std::size_t maxCells = std::size_t(1) << 22;
+
+    bool operator==(const TetLocatorOptions&) const = default;
 };
 
 /// Where a point lies: the tet holding it (kInvalidIndex outside the mesh) and its barycentric
@@ -42,9 +44,10 @@ public:
     /// Builds the grid; `mesh` needs only nodes and tets. Throws shatter::Error for bad options.
     explicit TetLocator(const TetMesh& mesh, const TetLocatorOptions& options = {});
 
-    /// The tet holding p. Among the candidate tets the one whose smallest barycentric coordinate is
-    /// largest wins (ties: lowest tet index), so a point on a shared face gets a deterministic answer;
-    /// it must be ≥ −tolerance, else the point is outside (kInvalidIndex).
+    /// The tet holding p: the lowest-numbered tet of p's cell whose barycentric coordinates are all
+    /// ≥ −tolerance, so a point on a shared face or edge gets a deterministic answer without testing
+    /// every tet around it (sphere-tree points on crack edges are exactly such points); kInvalidIndex
+    /// if there is none (outside the mesh).
     TetLocation locate(const Vec3& p) const;
     /// Barycentric coordinates of p in tet t (also outside it).
     Bary barycentric(Index t, const Vec3& p) const
@@ -74,8 +77,18 @@ private:
     Real cell = 1;
     Real inverseCell = 1;
     std::array<Index, 3> dims = {0, 0, 0};
+    // A cell's candidate: the tet with its bounding box in floats (rounded outward and padded), read
+    // in a row with the cell's other candidates, so that the tet's frame (a likely cache miss) is
+    // fetched only for the few boxes that hold the point.
+    struct Candidate
+    {
+        float lo[3], hi[3];
+        Index tet;
+    };
+    static_assert(sizeof(Candidate) == 28);
+
     std::vector<Index> cellOffsets; // CSR over cells, x fastest
-    std::vector<Index> cellTets;
+    std::vector<Candidate> cellTets;
     Real tolerance = 0;
 };
 
