@@ -203,6 +203,14 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
     removeBody(o, fragment);
     for (FragmentId f : result->fragments)
     {
+        // A piece that lies inside one tet without crossing any of its edges has no tet node and no
+        // crack point, so no sphere tree: it could not collide with anything and would fall through
+        // the world. It is smaller than a tet and stays in the ObjectState as debris, without a body.
+        if (o.state->sphereForest().root(f) == kInvalidIndex)
+        {
+            ++stepStats.bodylessFragments;
+            continue;
+        }
         FragmentBody b;
         try
         {

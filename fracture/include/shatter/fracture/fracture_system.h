@@ -96,14 +96,16 @@ struct FractureEvent
 struct FractureStepStats
 {
     int events = 0;
-    double fractureMs = 0;     ///< pipeline (deformation, plan, tessellation)
-    double updateMs = 0;       ///< ObjectState::apply + body replacement
-    Index liveFragments = 0;   ///< bodies of the system after the step
-    int evaluations = 0;       ///< pipeline runs (bodies with an impact), broken or not
-    Real maxWholeEnergy = 0;   ///< largest E_D(N = 1) of those runs (J·m² for α = 1): compare with γ
-    int failedEvents = 0;      ///< events whose pipeline threw shatter::Error (the body stayed whole)
-    int bodylessFragments = 0; ///< new fragments that could not become bodies (no enclosed volume)
-    std::string lastError;     ///< the message of the last failure above
+    double fractureMs = 0;   ///< pipeline (deformation, plan, tessellation)
+    double updateMs = 0;     ///< ObjectState::apply + body replacement
+    Index liveFragments = 0; ///< bodies of the system after the step
+    int evaluations = 0;     ///< pipeline runs (bodies with an impact), broken or not
+    Real maxWholeEnergy = 0; ///< largest E_D(N = 1) of those runs (J·m² for α = 1): compare with γ
+    int failedEvents = 0;    ///< events whose pipeline threw shatter::Error (the body stayed whole)
+    /// New fragments that did not become bodies: no enclosed volume, or no sphere-tree point (a piece
+    /// inside one tet that crosses none of its edges, so nothing could collide with it).
+    int bodylessFragments = 0;
+    std::string lastError; ///< the message of the last failure above
 };
 
 class FractureSystem
