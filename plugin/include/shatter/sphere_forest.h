@@ -106,7 +106,8 @@ public:
     /// A crack point hangs under the endpoint of its edge on its own side; when neither endpoint is in
     /// its fragment (an edge crossed several times by a Voronoi crack), under the closest node of its
     /// fragment among the tets around the edge, else under the closest point of the fragment's tree
-    /// (both counted in ForestUpdateReport::nearestParents). Both points of a cut edge sit
+    /// as the split left it (this event's crack points are not yet inside their ancestors' radii;
+    /// both cases counted in ForestUpdateReport::nearestParents). Both points of a cut edge sit
     /// exactly at the crack point, tagged with different fragments; see sphere_forest.cpp for why.
     void apply(const FractureResult& result, const TetMesh& mesh,
                RestructureMethod method = RestructureMethod::Tvcg2013, ForestUpdateReport* report = nullptr);
