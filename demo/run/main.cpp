@@ -92,16 +92,13 @@ int run(int argc, char** argv)
     options.assetCacheDir = cacheDir;
 
     const Scene scene = loadScene(scenePath(sceneArgument));
-    shatter::run::ProgressBar assetBar("assets   ");
-    options.assetProgress = [&](std::string_view stage, double fraction)
-    {
-        assetBar.update(fraction, stage);
-    };
+    shatter::cli::ProgressBar assetBar("assets   ");
+    options.assetProgress = assetBar.callback();
     SceneWorld world(scene, options);
     assetBar.finish();
 
     const int total = steps >= 0 ? steps : int(scene.duration / scene.timeStep + 0.5);
-    shatter::run::ProgressBar bar(scene.name);
+    shatter::cli::ProgressBar bar(scene.name);
     for (int i = 0; i < total; ++i)
     {
         const StepStats& s = world.step();

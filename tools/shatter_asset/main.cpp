@@ -1,7 +1,7 @@
 // shatter_asset: builds asset cache files from meshes and prints what they hold.
 //   shatter_asset build IN -o OUT.shatter [--repair] [--radius-edge R] [--force]
 //   shatter_asset info FILE [--json]
-#include "terminal_progress.h"
+#include "progress_bar.h"
 
 #include "shatter/asset.h"
 #include "shatter/error.h"
@@ -30,23 +30,24 @@ nlohmann::json assetInfo(const shatter::Asset& asset)
             {"grid_points", asset.surfaceGrid.pointCount()}};
 }
 
-int build(const std::string& input, const std::string& output, const shatter::AssetOptions& options, bool force)
+int build(const std::string& input, const std::string& output, const shatter::AssetOptions& options,
+          bool force)
 {
     const auto start = std::chrono::steady_clock::now();
     std::string why;
     shatter::Asset asset;
+    shatter::cli::ProgressBar bar("building", true);
     if (force)
     {
-        asset = shatter::Asset::fromMesh(input, options, shatter::tools::terminalProgress("building"));
+        asset = shatter::Asset::fromMesh(input, options, bar.callback());
         asset.save(output);
         why = "--force";
     }
     else
     {
-        asset = shatter::loadOrBuildAsset(input, output, options, shatter::tools::terminalProgress("building"),
-                                          &why);
+        asset = shatter::loadOrBuildAsset(input, output, options, bar.callback(), &why);
     }
-    shatter::tools::finishProgress();
+    bar.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (why.empty())
         std::printf("%s is up to date\n", output.c_str());
@@ -99,7 +100,6 @@ int main(int argc, char** argv)
     }
     catch (const shatter::Error& error)
     {
-        shatter::tools::finishProgress();
         std::fprintf(stderr, "shatter_asset: error: %s\n", error.what());
         return 1;
     }

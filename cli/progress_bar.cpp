@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <unistd.h>
 
-namespace shatter::run
+namespace shatter::cli
 {
 
-ProgressBar::ProgressBar(std::string l) : label(std::move(l)), terminal(isatty(fileno(stderr)) != 0) {}
+ProgressBar::ProgressBar(std::string l, bool log)
+    : label(std::move(l)), terminal(isatty(fileno(stderr)) != 0), logStages(log)
+{
+}
 
 ProgressBar::~ProgressBar()
 {
@@ -17,7 +20,12 @@ ProgressBar::~ProgressBar()
 void ProgressBar::update(double fraction, std::string_view text)
 {
     if (!terminal)
+    {
+        if (logStages && text != lastText)
+            std::fprintf(stderr, "%s: %.*s\n", label.c_str(), int(text.size()), text.data());
+        lastText = text;
         return;
+    }
     fraction = std::clamp(fraction, 0.0, 1.0);
     const int percent = int(fraction * 100);
     if (percent == lastPercent && text == lastText)
@@ -42,4 +50,12 @@ void ProgressBar::finish()
     lastPercent = -1;
 }
 
-} // namespace shatter::run
+ProgressCallback ProgressBar::callback()
+{
+    return [this](std::string_view stage, double fraction)
+    {
+        update(fraction, stage);
+    };
+}
+
+} // namespace shatter::cli
