@@ -203,14 +203,6 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
     removeBody(o, fragment);
     for (FragmentId f : result->fragments)
     {
-        // A piece that lies inside one tet without crossing any of its edges has no tet node and no
-        // crack point, so no sphere tree: it could not collide with anything and would fall through
-        // the world. It is smaller than a tet and stays in the ObjectState as debris, without a body.
-        if (o.state->sphereForest().root(f) == kInvalidIndex)
-        {
-            ++stepStats.bodylessFragments;
-            continue;
-        }
         FragmentBody b;
         try
         {
@@ -218,8 +210,9 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
         }
         catch (const Error& e)
         {
-            // A fragment whose surface encloses no volume cannot be a rigid body; it stays in the
-            // ObjectState (its siblings' collision data are right) but has no body.
+            // A fragment whose surface encloses no volume cannot be a rigid body, nor, as a fracturable
+            // shape, one without sphere-tree points (a piece inside one tet: it could not collide). It
+            // stays in the ObjectState (its siblings' collision data are right) but has no body.
             ++stepStats.bodylessFragments;
             stepStats.lastError = e.what();
             continue;

@@ -34,6 +34,12 @@ const std::shared_ptr<const FragmentMesh>& checkedMesh(const std::shared_ptr<Obj
     if (!mesh || mesh->surface.triangles.empty())
         throw Error("FracturableShape", "fragment " + std::to_string(f) + " of '" + state->asset().name +
                                             "' has no surface mesh (its FractureResult carried no meshes)");
+    // A piece inside one tet that crosses none of its edges has no tet node and no crack point: with
+    // no sphere tree, Algorithm 1 has nothing to query and the body would pass through everything.
+    if (state->sphereForest().root(f) == kInvalidIndex)
+        throw Error("FracturableShape", "fragment " + std::to_string(f) + " of '" + state->asset().name +
+                                            "' has no sphere-tree point (a piece inside one tet), so it "
+                                            "cannot collide");
     return mesh;
 }
 

@@ -42,7 +42,8 @@ public:
 
     /// The shape of fragment `fragment` of `state`, in the principal frame of `massProperties` (which
     /// must be the fragment's, e.g. from computeMassProperties of its mesh). Throws shatter::Error if
-    /// `state` is null, the fragment is not alive or has no mesh, or the mass properties are invalid.
+    /// `state` is null, the fragment is not alive, has no mesh or no sphere-tree point (it could not
+    /// collide), or the mass properties are invalid.
     FracturableShape(std::shared_ptr<ObjectState> state, FragmentId fragment,
                      const MassProperties& massProperties);
     ~FracturableShape() override;
@@ -150,7 +151,8 @@ struct FracturableBodySettings
 ///     btRigidBody body(plate.constructionInfo());
 ///     world.addRigidBody(&body);
 ///
-/// Throws shatter::Error for a null state, a dead or mesh-less fragment, or bad settings.
+/// Throws shatter::Error for a null state, a dead or mesh-less fragment, one without sphere-tree points,
+/// or bad settings.
 FracturableBody makeFracturableBody(std::shared_ptr<ObjectState> state, FragmentId fragment,
                                     const Eigen::Isometry3d& materialToWorld,
                                     const FracturableBodySettings& settings = {});

@@ -102,8 +102,8 @@ struct FractureStepStats
     int evaluations = 0;     ///< pipeline runs (bodies with an impact), broken or not
     Real maxWholeEnergy = 0; ///< largest E_D(N = 1) of those runs (J·m² for α = 1): compare with γ
     int failedEvents = 0;    ///< events whose pipeline threw shatter::Error (the body stayed whole)
-    /// New fragments that did not become bodies: no enclosed volume, or no sphere-tree point (a piece
-    /// inside one tet that crosses none of its edges, so nothing could collide with it).
+    /// New fragments that did not become bodies: no enclosed volume, or, as fracturable shapes, no
+    /// sphere-tree point (a piece inside one tet that crosses none of its edges: it could not collide).
     int bodylessFragments = 0;
     std::string lastError; ///< the message of the last failure above
 };
