@@ -102,6 +102,11 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
     origin = bounds.min;
 
     frames.resize(mesh.tets.size());
+    // Each tet's candidate entry: its box in floats, padded by a millionth of a cell beyond float
+    // rounding (far more than the barycentric tolerance moves a point), so the filter in locate()
+    // never drops a tet that could hold p.
+    const Real pad = Real(1e-6) * cell;
+    std::vector<Candidate> candidates(mesh.tets.size());
     std::vector<std::array<Index, 2>> pairs; // (cell, tet)
     pairs.reserve(mesh.tets.size() * 8);
     for (Index t = 0; t < mesh.tetCount(); ++t)
@@ -116,9 +121,14 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
         Aabb box;
         for (Index n : tet)
             box.grow(mesh.nodes[n]);
+        candidates[t].tet = t;
         std::array<Index, 3> lo, hi;
         for (int a = 0; a < 3; ++a)
         {
+            candidates[t].lo[a] =
+                std::nextafter(float(box.min[a] - pad), -std::numeric_limits<float>::infinity());
+            candidates[t].hi[a] =
+                std::nextafter(float(box.max[a] + pad), std::numeric_limits<float>::infinity());
             lo[a] = std::min(dims[a] - 1, Index(std::max(Real(0), (box.min[a] - origin[a]) * inverseCell)));
             hi[a] = std::min(dims[a] - 1, Index(std::max(Real(0), (box.max[a] - origin[a]) * inverseCell)));
         }
@@ -141,25 +151,9 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
         ++cellOffsets[p[0] + 1];
     for (std::size_t c = 0; c < cellCount; ++c)
         cellOffsets[c + 1] += cellOffsets[c];
-    // Boxes padded by a millionth of a cell beyond float rounding, far more than the barycentric
-    // tolerance moves a point, so the filter never drops a tet that could hold p.
-    const Real pad = Real(1e-6) * cell;
-    std::vector<Candidate> boxes(mesh.tets.size());
-    for (Index t = 0; t < mesh.tetCount(); ++t)
-    {
-        Aabb box;
-        for (Index n : mesh.tets[t])
-            box.grow(mesh.nodes[n]);
-        for (int a = 0; a < 3; ++a)
-        {
-            boxes[t].lo[a] = std::nextafter(float(box.min[a] - pad), -std::numeric_limits<float>::infinity());
-            boxes[t].hi[a] = std::nextafter(float(box.max[a] + pad), std::numeric_limits<float>::infinity());
-        }
-        boxes[t].tet = t;
-    }
     cellTets.resize(pairs.size());
     for (std::size_t i = 0; i < pairs.size(); ++i)
-        cellTets[i] = boxes[pairs[i][1]];
+        cellTets[i] = candidates[pairs[i][1]];
 }
 
 TetLocation TetLocator::locate(const Vec3& p) const
