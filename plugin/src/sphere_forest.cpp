@@ -147,8 +147,7 @@ SphereForest::SphereForest(const SphereTree& initial)
     // Scratch for the first events, sized here rather than at fracture time.
     scratch.pointStamp.assign(2 * std::size_t(tetNodes), 0);
     scratch.newTag.assign(2 * std::size_t(tetNodes), kNoFragment);
-    scratch.nodeTag.assign(2 * data.nodes.size(), kNoFragment);
-    scratch.tail.assign(2 * data.nodes.size(), kInvalidIndex);
+    ForestEditor(*this).growNodeScratch(2 * data.nodes.size());
 }
 
 SphereForest::SphereForest(const Asset& asset) : SphereForest(asset.sphereTree)
@@ -466,11 +465,7 @@ void SphereForest::growCrackPointRadii(Index firstPoint)
 {
     Scratch& s = scratch;
     const Index added = pointCount() - firstPoint;
-    if (s.groupHead.size() < data.nodes.size())
-    {
-        s.groupHead.resize(data.nodes.capacity(), kInvalidIndex);
-        s.groupStamp.resize(data.nodes.capacity(), 0);
-    }
+    SHATTER_ASSERT(s.groupHead.size() >= data.nodes.size(), "node scratch grows with the nodes");
     s.groupNext.resize(added);
     auto chainTop = [&](Index v)
     {
@@ -502,9 +497,11 @@ void SphereForest::growCrackPointRadii(Index firstPoint)
     };
     for (Index k = 0; k < added; ++k)
     {
-        if (s.anchors[k] == kInvalidIndex || s.groupHead[chainTop(s.anchors[k])] != k)
-            continue; // a root, or not the first point of its group
+        if (s.anchors[k] == kInvalidIndex)
+            continue;
         const Index top = chainTop(s.anchors[k]);
+        if (s.groupHead[top] != k)
+            continue; // its group was done with the group's first point
         const Vec3 c = data.points[data.nodes[top].point];
         for (Index g = k; g != kInvalidIndex; g = s.groupNext[g])
             growChain(s.anchors[g], top, std::sqrt(squaredDistance(c, data.points[firstPoint + g])));

@@ -61,6 +61,8 @@ struct ForestEditor
             return;
         s.nodeTag.resize(size, kNoFragment);
         s.tail.resize(size, kInvalidIndex);
+        s.groupHead.resize(size, kInvalidIndex);
+        s.groupStamp.resize(size, 0);
     }
 
     /// Puts an unlinked node on the free list.
