@@ -10,8 +10,9 @@
 //    on the ground (sunk 1 % of its radius), and one run queries every octant against every other
 //    and against the ground; the interior sampling is the same at both resolutions, as in the
 //    paper (interior_nodes reports what TetGen made of it): `resolution_cost_ratio` = time at 10K /
-//    time at 2.5K, per contact mode, the two timed alternately in the same loop. `touching_cost_ratio` is the
-//    same for the unbroken sphere barely touching the ground (sunk 0.1 %), the worst case.
+//    time at 2.5K, per contact mode, the two timed alternately in the same loop.
+//    `touching_cost_ratio` is the same for the unbroken sphere barely touching the ground (sunk
+//    0.1 %), the worst case.
 // SHATTER_BENCH_SMOKE=1 (set by ctest) uses small spheres and fewer sites so the run takes seconds.
 #include "shatter/max_distance_order.h"
 #include "shatter/object_state.h"
@@ -37,6 +38,20 @@ using Clock = std::chrono::steady_clock;
 
 const Eigen::Isometry3d kIdentity = Eigen::Isometry3d::Identity();
 
+/// One query of fragment f against `field` with a fresh budget m, as a pair's first step makes it.
+template <class Field>
+QueryStats queryOnce(const SphereForest& forest, FragmentId f, const Field& field, ContactMode mode,
+                     Real tolerance, QueryScratch& scratch, std::vector<Contact>& out)
+{
+    QueryStats stats;
+    out.clear();
+    Index budget = kInitialContactBudget;
+    collide(forest, f, kIdentity, field, QueryOptions{mode, TraversalOrder::MaxDistance, tolerance}, budget,
+            scratch, out, &stats);
+    benchmark::DoNotOptimize(out.data());
+    return stats;
+}
+
 /// Runs collide() in the benchmark loop and reports the last query's counters.
 template <class Field>
 void runQuery(benchmark::State& state, const SphereForest& forest, FragmentId f, const Field& field,
@@ -46,13 +61,7 @@ void runQuery(benchmark::State& state, const SphereForest& forest, FragmentId f,
     std::vector<Contact> out;
     QueryStats stats;
     for (auto _ : state)
-    {
-        out.clear();
-        Index budget = kInitialContactBudget;
-        collide(forest, f, kIdentity, field, QueryOptions{mode, TraversalOrder::MaxDistance, tolerance},
-                budget, scratch, out, &stats);
-        benchmark::DoNotOptimize(out.data());
-    }
+        stats = queryOnce(forest, f, field, mode, tolerance, scratch, out);
     state.counters["visited_nodes"] = stats.visitedNodes;
     state.counters["inside_tests"] = stats.insideTests;
     state.counters["sphere_tests"] = stats.sphereTests;
@@ -265,16 +274,14 @@ const FracturedSphere& fracturedSphere(int fine)
 }
 
 /// Every query of one benchmark "step" on sphere s (see FracturedSphere), summing their counters.
-QueryStats queryFracturedSphere(const FracturedSphere& s, const QueryOptions& options, QueryScratch& scratch,
+QueryStats queryFracturedSphere(const FracturedSphere& s, ContactMode mode, QueryScratch& scratch,
                                 std::vector<Contact>& out)
 {
-    QueryStats stats, total;
+    const Real tolerance = defaultContactTolerance(s.asset->radius());
+    QueryStats total;
     auto query = [&](FragmentId f, const auto& field)
     {
-        out.clear();
-        Index budget = kInitialContactBudget;
-        collide(s.state->sphereForest(), f, kIdentity, field, options, budget, scratch, out, &stats);
-        benchmark::DoNotOptimize(out.data());
+        const QueryStats stats = queryOnce(s.state->sphereForest(), f, field, mode, tolerance, scratch, out);
         total.visitedNodes += stats.visitedNodes;
         total.insideTests += stats.insideTests;
         total.contacts += stats.contacts;
@@ -327,12 +334,7 @@ void BM_SphereResolution(benchmark::State& state)
     QueryScratch scratch;
     std::vector<Contact> out;
     compareResolutions(state, "resolution_cost_ratio",
-                       [&](const FracturedSphere& s)
-                       {
-                           const QueryOptions options{mode, TraversalOrder::MaxDistance,
-                                                      defaultContactTolerance(s.asset->radius())};
-                           return queryFracturedSphere(s, options, scratch, out);
-                       });
+                       [&](const FracturedSphere& s) { return queryFracturedSphere(s, mode, scratch, out); });
     state.counters["fragments"] = double(fracturedSphere(0).octants.size());
 }
 BENCHMARK(BM_SphereResolution)
@@ -353,15 +355,8 @@ void BM_SphereTouchingGround(benchmark::State& state)
     compareResolutions(state, "touching_cost_ratio",
                        [&](const FracturedSphere& s)
                        {
-                           QueryStats stats;
-                           out.clear();
-                           Index budget = kInitialContactBudget;
-                           collide(*s.unbroken, 0, kIdentity, s.touchingGround,
-                                   QueryOptions{ContactMode::Adaptive, TraversalOrder::MaxDistance,
-                                                defaultContactTolerance(s.asset->radius())},
-                                   budget, scratch, out, &stats);
-                           benchmark::DoNotOptimize(out.data());
-                           return stats;
+                           return queryOnce(*s.unbroken, 0, s.touchingGround, ContactMode::Adaptive,
+                                            defaultContactTolerance(s.asset->radius()), scratch, out);
                        });
 }
 BENCHMARK(BM_SphereTouchingGround);
