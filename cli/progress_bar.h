@@ -28,8 +28,6 @@ public:
     /// A ProgressCallback (stage, fraction) that updates this bar; the bar must outlive it.
     ProgressCallback callback();
 
-    bool visible() const { return terminal; }
-
 private:
     std::string label;
     bool terminal = false;
