@@ -196,7 +196,6 @@ void SphereForest::check(const FractureResult& r, const TetMesh& mesh)
         std::fill(s.pointStamp.begin(), s.pointStamp.end(), 0);
         std::fill(s.nodeStamp.begin(), s.nodeStamp.end(), 0);
         std::fill(s.tetStamp.begin(), s.tetStamp.end(), 0);
-        std::fill(s.groupStamp.begin(), s.groupStamp.end(), 0);
         s.epoch = 1;
     }
     for (std::size_t i = 0; i < r.nodes.size(); ++i)
@@ -265,17 +264,14 @@ FragmentId SphereForest::classifyCrackPoint(Index p, const FractureResult& r, co
 {
     const Scratch& s = scratch;
     const CrackPoint& cp = crackPoint(p);
-    for (Index i = mesh.nodeTetOffsets[cp.node0]; i < mesh.nodeTetOffsets[cp.node0 + 1]; ++i)
+    const Index cut = mesh.findEdgeTet(cp.node0, cp.node1, [&](Index t) { return s.tetStamp[t] == s.epoch; });
+    if (cut != kInvalidIndex)
     {
-        const Index t = mesh.nodeTets[i];
-        const Tet& tet = mesh.tets[t];
-        const auto b1 = std::find(tet.begin(), tet.end(), cp.node1);
-        if (s.tetStamp[t] != s.epoch || b1 == tet.end())
-            continue;
-        const CutTetRecord& rec = r.cutTets[s.tetRecord[t]];
+        const Tet& tet = mesh.tets[cut];
+        const CutTetRecord& rec = r.cutTets[s.tetRecord[cut]];
         Bary b = Bary::Zero();
         b[std::find(tet.begin(), tet.end(), cp.node0) - tet.begin()] = 1 - cp.t;
-        b[b1 - tet.begin()] = cp.t;
+        b[std::find(tet.begin(), tet.end(), cp.node1) - tet.begin()] = cp.t;
         return rec.fragments[argminCrackFunction(rec.values, rec.count, b)];
     }
     // The event did not split the parent around this edge: all of its region there has one label.
@@ -289,15 +285,20 @@ FragmentId SphereForest::classifyCrackPoint(Index p, const FractureResult& r, co
         return s.newTag[nearer];
     if (labelled(farther))
         return s.newTag[farther];
-    for (Index i = mesh.nodeTetOffsets[cp.node0]; i < mesh.nodeTetOffsets[cp.node0 + 1]; ++i)
-    {
-        const Tet& tet = mesh.tets[mesh.nodeTets[i]];
-        if (std::find(tet.begin(), tet.end(), cp.node1) == tet.end())
-            continue;
-        for (const Index n : tet)
-            if (labelled(n))
-                return s.newTag[n];
-    }
+    Index label = kInvalidIndex;
+    mesh.findEdgeTet(cp.node0, cp.node1,
+                     [&](Index t)
+                     {
+                         for (const Index n : mesh.tets[t])
+                             if (labelled(n))
+                             {
+                                 label = n;
+                                 return true;
+                             }
+                         return false;
+                     });
+    if (label != kInvalidIndex)
+        return s.newTag[label];
     throw Error(kSource, "crack point " + str(p) + " on edge (" + str(cp.node0) + ", " + str(cp.node1) +
                              ") lies in no cut tet record and next to no labelled node");
 }
@@ -350,11 +351,11 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     for (FragmentId i = 0; i < count; ++i)
         fragmentRoot[firstNew + i] = s.newRoots[i];
 
-    // New surface points (§6.3), two per cut edge, in four passes: the per-point arrays in bulk, then
-    // every point's anchor (independent lookups, which the memory system overlaps), then the tree
-    // edits in cut-edge order, then the radii. Every Fig. 8 level choice reads the radii as the split
-    // left them: §6.3 updates radii bottom-up after the insertions, which lets one walk serve all the
-    // points under one chain (growCrackPointRadii).
+    // New surface points (§6.3), two per cut edge: the per-point arrays in bulk, every point's anchor
+    // on the tree as the split left it, the points grouped by anchor, the tree edits group by group,
+    // then the radii above each group's anchor. Grouping keeps every pass local: a group's points
+    // walk the same chain, their nodes are allocated side by side, and §6.3's bottom-up radius update
+    // walks the path above the anchor once for the whole group (insertCrackPoints).
     const Index firstPoint = data.pointCount();
     const std::size_t pointTotal = std::size_t(firstPoint) + added;
     reserveMore(data.points, added);
@@ -376,7 +377,7 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
             e.node0 < e.node1 ? CrackPoint{e.node0, e.node1, e.t} : CrackPoint{e.node1, e.node0, 1 - e.t};
     }
     // The anchor of a crack point is the highest node of the edge endpoint on its side, else of the
-    // other endpoint; kInvalidIndex leaves the search for insertCrackPoint.
+    // other endpoint, else of the closest node of its fragment (findAnchor).
     s.anchors.resize(added);
     for (std::size_t i = 0; i < r.cutEdges.size(); ++i)
     {
@@ -391,8 +392,12 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         s.anchors[2 * i + 1] = anchor(e.fragment1, e.node1, e.node0);
     }
     for (std::size_t k = 0; k < added; ++k)
-        s.anchors[k] = insertCrackPoint(firstPoint + Index(k), s.anchors[k], mesh, method, local);
-    growCrackPointRadii(firstPoint);
+        if (s.anchors[k] == kInvalidIndex && fragmentRoot[pointTag[firstPoint + k]] != kInvalidIndex)
+        {
+            s.anchors[k] = findAnchor(firstPoint + Index(k), mesh);
+            ++local.nearestParents;
+        }
+    insertCrackPoints(firstPoint, method, local);
 
     data.roots.clear();
     for (FragmentId f = 0; f < fragmentCount(); ++f)
@@ -402,120 +407,145 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         *report = local;
 }
 
-Index SphereForest::insertCrackPoint(Index point, Index anchor, const TetMesh& mesh, RestructureMethod method,
-                                     ForestUpdateReport& report)
+Index SphereForest::findAnchor(Index point, const TetMesh& mesh)
 {
-    ForestEditor editor(*this);
     const Vec3 p = data.points[point];
     const FragmentId f = pointTag[point];
-    ++report.insertedPoints;
-    if (fragmentRoot[f] == kInvalidIndex) // a fragment without tet nodes: its first crack point is its root
-    {
-        fragmentRoot[f] = data.pointNode[point] = editor.allocate(point, 0);
-        return kInvalidIndex;
-    }
-    if (anchor == kInvalidIndex)
-    {
-        // An edge crossed several times: the closest node of f around the edge, else of f's tree.
-        const CrackPoint& where = crackPoint(point);
-        ++report.nearestParents;
-        Index closest = kInvalidIndex;
-        Real best = std::numeric_limits<Real>::infinity();
-        for (Index i = mesh.nodeTetOffsets[where.node0]; i < mesh.nodeTetOffsets[where.node0 + 1]; ++i)
-        {
-            const Tet& tet = mesh.tets[mesh.nodeTets[i]];
-            if (std::find(tet.begin(), tet.end(), where.node1) == tet.end())
-                continue;
-            for (const Index n : tet)
-                if (const Real d2 = squaredDistance(data.points[n], p); pointTag[n] == f && d2 < best)
-                {
-                    best = d2;
-                    closest = n;
-                }
-        }
-        anchor =
-            closest != kInvalidIndex ? data.pointNode[closest] : editor.nearest(fragmentRoot[f], p, true);
-    }
-    Index parent = anchor;
-    if (method == RestructureMethod::Tvcg2013)
-    {
-        // Fig. 8: down the anchor point's chain (its own copies are first children) to the deepest
-        // instance whose sphere is still larger than the distance. Radii only shrink along the chain
-        // (same centre, fewer descendants), so the walk ends at the first one that is not.
-        const Index anchorPoint = data.nodes[anchor].point;
-        const Real d = std::sqrt(squaredDistance(data.points[anchorPoint], p));
-        for (Index c = data.nodes[anchor].firstChild;
-             c != kInvalidIndex && data.nodes[c].point == anchorPoint && data.nodes[c].radius > d;
-             c = data.nodes[c].firstChild)
-            parent = c;
-    }
-    const Index v = editor.allocate(point, data.nodes[parent].level + 1);
-    editor.adopt(parent, v);
-    data.pointNode[point] = v;
-    return parent;
+    const CrackPoint& where = crackPoint(point);
+    Index closest = kInvalidIndex;
+    Real best = std::numeric_limits<Real>::infinity();
+    mesh.findEdgeTet(where.node0, where.node1,
+                     [&](Index t)
+                     {
+                         for (const Index n : mesh.tets[t])
+                             if (const Real d2 = squaredDistance(data.points[n], p);
+                                 pointTag[n] == f && d2 < best)
+                             {
+                                 best = d2;
+                                 closest = n;
+                             }
+                         return false;
+                     });
+    return closest != kInvalidIndex ? data.pointNode[closest]
+                                    : ForestEditor(*this).nearest(fragmentRoot[f], p, true);
 }
 
-// TVCG §6.3 ends with "we update sphere radii bottom-up": once, after the insertions, instead of a
-// walk to the root per point. The points hanging under one chain (the copies of one point, which share
-// a centre) share the whole path above the chain, so they are grouped by chain top and the path is
-// walked once per group, growing each ancestor to the group's farthest point from its centre. Within
-// the chain each point grows the nodes from its parent up; radii only grow going up a chain, so a
-// walk stops at the first node that already reaches its point. Exact, since the old radii were.
-void SphereForest::growCrackPointRadii(Index firstPoint)
+void SphereForest::insertGroup(Index anchor, std::span<const Index> group, Index firstPoint,
+                               RestructureMethod method)
+{
+    ForestEditor editor(*this);
+    const Index anchorPoint = data.nodes[anchor].point;
+    const Vec3 center = data.points[anchorPoint];
+    Real farthest = 0; // squared
+    for (const Index k : group)
+    {
+        const Index point = firstPoint + k;
+        const Real d2 = squaredDistance(center, data.points[point]);
+        farthest = std::max(farthest, d2);
+        Index parent = anchor;
+        if (method == RestructureMethod::Tvcg2013)
+        {
+            // Fig. 8: down the anchor point's chain (its own copies are first children) to the deepest
+            // instance whose sphere is still larger than the distance (compared squared). Radii only
+            // shrink along the chain (same centre, fewer descendants), so the walk ends at the first
+            // one that is not.
+            for (Index c = data.nodes[anchor].firstChild;
+                 c != kInvalidIndex && data.nodes[c].point == anchorPoint &&
+                 data.nodes[c].radius * data.nodes[c].radius > d2;
+                 c = data.nodes[c].firstChild)
+                parent = c;
+        }
+        const Index v = editor.allocate(point, data.nodes[parent].level + 1);
+        editor.adopt(parent, v);
+        data.pointNode[point] = v;
+    }
+    // Every node of the chain below the anchor that a point now hangs under already reaches it (that
+    // is how Fig. 8 chose the level); only the anchor itself may have to grow. No level choice reads
+    // an anchor's own radius, so growing it here leaves the other groups' insertions unchanged.
+    Real& radius = data.nodes[anchor].radius;
+    if (farthest > radius * radius)
+        radius = std::max(radius, std::sqrt(farthest));
+}
+
+// The crack points are inserted grouped by anchor, in node order (a counting sort over node
+// indices), so that a group's points walk one chain while it is in cache and get nodes side by side.
+// TVCG §6.3 ends with "we update sphere radii bottom-up": here once per group, after its insertions,
+// along the path above the anchor, growing each ancestor to the group's farthest point from its
+// centre. Exact, since the old radii were. Points of a fragment that has no tree yet (no tet node)
+// come last, one at a time: the first becomes the root, each later one hangs under the closest point
+// inserted before it.
+void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method, ForestUpdateReport& report)
 {
     Scratch& s = scratch;
     const Index added = pointCount() - firstPoint;
-    SHATTER_ASSERT(s.groupHead.size() >= data.nodes.size(), "node scratch grows with the nodes");
-    s.groupNext.resize(added);
-    auto chainTop = [&](Index v)
+    report.insertedPoints += added;
+    SHATTER_ASSERT(s.anchorStart.size() >= data.nodes.size() + 1, "node scratch grows with the nodes");
+    // Counting sort by anchor. The counts live in anchorStart[anchor + 1], then become offsets.
+    const Index nodeEnd = data.nodeCount();
+    std::fill(s.anchorStart.begin(), s.anchorStart.begin() + nodeEnd + 1, 0);
+    for (Index k = 0; k < added; ++k)
+        if (s.anchors[k] != kInvalidIndex)
+            ++s.anchorStart[s.anchors[k] + 1];
+    for (Index v = 0; v < nodeEnd; ++v)
+        s.anchorStart[v + 1] += s.anchorStart[v];
+    const Index grouped = s.anchorStart[nodeEnd];
+    s.insertOrder.resize(added);
+    for (Index k = 0; k < added; ++k)
+        if (s.anchors[k] != kInvalidIndex)
+            s.insertOrder[s.anchorStart[s.anchors[k]]++] = k; // anchorStart[v] ends as v's group end
+    for (Index begin = 0; begin < grouped;)
     {
-        return data.pointNode[data.nodes[v].point];
-    };
-    // Group lists in insertion order: built backwards, each point pushed in front.
-    for (Index k = added; k-- > 0;)
-    {
-        if (s.anchors[k] == kInvalidIndex) // a fragment's root: nothing above it
-            continue;
-        const Index top = chainTop(s.anchors[k]);
-        if (s.groupStamp[top] != s.epoch)
+        // Consecutive groups whose anchors share a parent (siblings are stored side by side) share
+        // the walk above it: their points are one range of insertOrder.
+        const Index above = data.nodes[s.anchors[s.insertOrder[begin]]].parent;
+        Index end = begin;
+        do
         {
-            s.groupStamp[top] = s.epoch;
-            s.groupHead[top] = kInvalidIndex;
-        }
-        s.groupNext[k] = s.groupHead[top];
-        s.groupHead[top] = k;
+            const Index anchor = s.anchors[s.insertOrder[end]];
+            const Index groupEnd = s.anchorStart[anchor];
+            insertGroup(anchor, std::span(s.insertOrder).subspan(end, groupEnd - end), firstPoint, method);
+            end = groupEnd;
+        } while (end < grouped && data.nodes[s.anchors[s.insertOrder[end]]].parent == above);
+        growRadiiFrom(above, firstPoint, std::span(s.insertOrder).subspan(begin, end - begin));
+        begin = end;
     }
-    // Grows the chain from v up to its top until a node already reaches distance d.
-    auto growChain = [&](Index v, Index top, Real d)
-    {
-        for (Index u = v; data.nodes[u].radius < d; u = data.nodes[u].parent)
-        {
-            data.nodes[u].radius = d;
-            if (u == top)
-                break;
-        }
-    };
+    // Fragments without a tree, one point at a time.
+    ForestEditor editor(*this);
     for (Index k = 0; k < added; ++k)
     {
-        if (s.anchors[k] == kInvalidIndex)
+        if (s.anchors[k] != kInvalidIndex)
             continue;
-        const Index top = chainTop(s.anchors[k]);
-        if (s.groupHead[top] != k)
-            continue; // its group was done with the group's first point
-        const Vec3 c = data.points[data.nodes[top].point];
-        for (Index g = k; g != kInvalidIndex; g = s.groupNext[g])
-            growChain(s.anchors[g], top, std::sqrt(squaredDistance(c, data.points[firstPoint + g])));
-        for (Index v = data.nodes[top].parent; v != kInvalidIndex;)
+        const Index point = firstPoint + k;
+        const FragmentId f = pointTag[point];
+        if (fragmentRoot[f] == kInvalidIndex)
         {
-            const Index point = data.nodes[v].point;
-            const Index vTop = data.pointNode[point];
-            const Vec3 center = data.points[point];
-            Real farthest = 0;
-            for (Index g = k; g != kInvalidIndex; g = s.groupNext[g])
-                farthest = std::max(farthest, squaredDistance(center, data.points[firstPoint + g]));
-            growChain(v, vTop, std::sqrt(farthest));
-            v = data.nodes[vTop].parent;
+            fragmentRoot[f] = data.pointNode[point] = editor.allocate(point, 0);
+            continue;
         }
+        ++report.nearestParents;
+        const Index anchor = editor.nearest(fragmentRoot[f], data.points[point], true);
+        insertGroup(anchor, std::span(&k, 1), firstPoint, method);
+        growRadiiFrom(data.nodes[anchor].parent, firstPoint, std::span(&k, 1));
+    }
+}
+
+void SphereForest::growRadiiFrom(Index node, Index firstPoint, std::span<const Index> group)
+{
+    Index point = kInvalidIndex;
+    Real farthest = 0; // squared, from the current chain's centre
+    for (Index v = node; v != kInvalidIndex; v = data.nodes[v].parent)
+    {
+        SphereNode& node = data.nodes[v];
+        if (node.point != point) // a new chain: its centre's farthest point of the group
+        {
+            point = node.point;
+            const Vec3 center = data.points[point];
+            farthest = 0;
+            for (const Index k : group)
+                farthest = std::max(farthest, squaredDistance(center, data.points[firstPoint + k]));
+        }
+        if (farthest > node.radius * node.radius)
+            node.radius = std::max(node.radius, std::sqrt(farthest));
     }
 }
 

@@ -61,8 +61,7 @@ struct ForestEditor
             return;
         s.nodeTag.resize(size, kNoFragment);
         s.tail.resize(size, kInvalidIndex);
-        s.groupHead.resize(size, kInvalidIndex);
-        s.groupStamp.resize(size, 0);
+        s.anchorStart.resize(size + 1, 0);
     }
 
     /// Puts an unlinked node on the free list.
@@ -168,90 +167,157 @@ struct ForestEditor
 
     /// Exact radius of v: distance from its centre to the farthest point below it, by branch and bound
     /// over the spheres below (a subtree is skipped when |c_u − c_v| + r_u cannot beat the best so
-    /// far; the child with the largest such bound is explored first). Needs exact (or conservative)
-    /// radii below v; the own copy's radius is used as is (same centre). `bound`, if given, is known not to
+    /// far; of a node's children, the one with the largest such bound is explored first). Every centre
+    /// met is a point below v, so it raises the best at once. Needs exact (or conservative) radii
+    /// below v; the own copy's radius is used as is (same centre). `bound`, if given, is known not to
     /// be exceeded (the old radius of a node that only lost descendants): reaching it ends the search.
+    /// Distances stay squared until a node is pushed or raises the best.
     Real exactRadius(Index v, Real bound = std::numeric_limits<Real>::infinity())
     {
-        const Vec3 c = center(v);
-        const Index point = node(v).point;
+        const SphereNode* nodes = tree.nodes.data();
+        const Vec3* points = tree.points.data();
+        const Vec3 c = points[nodes[v].point];
+        const Index point = nodes[v].point;
         Real best = 0;
-        s.search.clear();
-        pushChildren(v, c, +1);
-        while (!s.search.empty() && best < bound)
+        SearchStack stack(s.search);
+        stack.push({v, 0, std::numeric_limits<Real>::infinity()});
+        while (!stack.empty() && best < bound)
         {
-            const auto [u, d, key] = s.search.back();
-            s.search.pop_back();
-            if (node(u).point == point) // v's own copy: same centre, so its exact radius is the answer
-                best = std::max(best, node(u).radius);
-            else if (best = std::max(best, d); node(u).firstChild != kInvalidIndex && key > best)
-                pushChildren(u, c, +1);
+            const SearchEntry e = stack.pop();
+            if (e.key <= best)
+                continue; // the best grew since it was pushed
+            const std::size_t begin = stack.size();
+            for (Index w = nodes[e.node].firstChild; w != kInvalidIndex; w = nodes[w].nextSibling)
+            {
+                const SphereNode& n = nodes[w];
+                if (n.point == point) // v's own copy: same centre, so its exact radius is the answer
+                {
+                    best = std::max(best, n.radius);
+                    continue;
+                }
+                const Real d2 = squaredDistance(points[n.point], c);
+                if (d2 > best * best)
+                    best = std::sqrt(d2);
+                const Real reach = best - n.radius; // the subtree can only beat `best` beyond this
+                if (n.firstChild == kInvalidIndex || (reach > 0 && d2 <= reach * reach))
+                    continue;
+                const Real d = std::sqrt(d2);
+                stack.pushSorted({w, d, d + n.radius}, begin, [](Real a, Real b) { return a > b; });
+            }
         }
         return best;
     }
 
     /// The highest node of the point closest to `target` in the subtree of `top` (top itself included
     /// only if `includeTop`), by branch and bound: a subtree is skipped when |c_u − target| − r_u cannot
-    /// beat the best so far, and the child with the smallest such bound is explored first. Ties go to
-    /// the first point met; a point's highest node is met before its lower copies (its descendants).
+    /// beat the best so far, and of a node's children the one with the smallest such bound is
+    /// explored first. Ties go to the first point met; a point's highest node is met before its lower
+    /// copies (its descendants).
     Index nearest(Index top, const Vec3& target, bool includeTop)
     {
+        const SphereNode* nodes = tree.nodes.data();
         Index best = kInvalidIndex;
         Real bestDistance = std::numeric_limits<Real>::infinity();
-        s.search.clear();
+        SearchStack stack(s.search);
         if (includeTop)
         {
             const Real d = std::sqrt(squaredDistance(center(top), target));
-            s.search.push_back({top, d, d - node(top).radius});
+            stack.push({top, d, d - nodes[top].radius});
         }
         else
-            pushChildren(top, target, -1);
-        while (!s.search.empty())
+            pushNearer(stack, top, target, bestDistance);
+        while (!stack.empty())
         {
-            const auto [u, d, key] = s.search.back();
-            s.search.pop_back();
-            if (d < bestDistance)
+            const SearchEntry e = stack.pop();
+            if (e.distance < bestDistance)
             {
-                bestDistance = d;
-                best = u;
+                bestDistance = e.distance;
+                best = e.node;
             }
-            if (node(u).firstChild != kInvalidIndex && key < bestDistance)
-                pushChildren(u, target, -1);
+            if (nodes[e.node].firstChild != kInvalidIndex && e.key < bestDistance)
+                pushNearer(stack, e.node, target, bestDistance);
         }
         return best;
     }
 
-    /// Pushes the children of u with their distances to x onto s.search, ordered so that the most
-    /// promising child is popped first: the largest d + r (sign +1, farthest search) or the smallest
-    /// d − r (sign −1, nearest search). Stable, so equal bounds keep the child order.
-    void pushChildren(Index u, const Vec3& x, Real sign)
+    /// The branch-and-bound stack over scratch.search, with the end kept in a register (a
+    /// std::vector's end would be reloaded after every store into its elements).
+    struct SearchStack
     {
-        const std::size_t begin = s.search.size();
-        for (Index w = node(u).firstChild; w != kInvalidIndex; w = node(w).nextSibling)
+        std::vector<SearchEntry>& storage;
+        SearchEntry* data;
+        std::size_t count = 0;
+
+        explicit SearchStack(std::vector<SearchEntry>& v) : storage(v)
         {
-            const Real d = std::sqrt(squaredDistance(center(w), x));
-            const SearchEntry entry{w, d, d + sign * node(w).radius};
-            // Insertion sort, popped from the back: keys ascend (farthest) or descend (nearest).
-            std::size_t i = s.search.size();
-            s.search.push_back(entry);
-            for (;
-                 i > begin && (sign > 0 ? s.search[i - 1].key > entry.key : s.search[i - 1].key < entry.key);
-                 --i)
-                s.search[i] = s.search[i - 1];
-            s.search[i] = entry;
+            if (storage.size() < 64)
+                storage.resize(64);
+            data = storage.data();
+        }
+        bool empty() const { return count == 0; }
+        std::size_t size() const { return count; }
+        SearchEntry pop() { return data[--count]; }
+        void push(const SearchEntry& e)
+        {
+            if (count == storage.size())
+            {
+                storage.resize(2 * count);
+                data = storage.data();
+            }
+            data[count++] = e;
+        }
+        /// Pushes e among the entries from `begin` on, kept sorted so that the one popped first is the
+        /// last in `before` order (insertion sort; stable: equal keys keep the push order).
+        template <class Before>
+        void pushSorted(const SearchEntry& e, std::size_t begin, Before before)
+        {
+            push(e);
+            std::size_t i = count - 1;
+            for (; i > begin && before(data[i - 1].key, e.key); --i)
+                data[i] = data[i - 1];
+            data[i] = e;
+        }
+    };
+
+    /// Pushes the children of u that may hold a point closer to x than `bestDistance`, with their
+    /// distances to x, the child with the smallest d − r to be popped first.
+    void pushNearer(SearchStack& stack, Index u, const Vec3& x, Real bestDistance)
+    {
+        const SphereNode* nodes = tree.nodes.data();
+        const Vec3* points = tree.points.data();
+        const std::size_t begin = stack.size();
+        for (Index w = nodes[u].firstChild; w != kInvalidIndex; w = nodes[w].nextSibling)
+        {
+            const SphereNode& n = nodes[w];
+            const Real d2 = squaredDistance(points[n.point], x);
+            const Real reach = bestDistance + n.radius;
+            if (d2 >= reach * reach)
+                continue; // d − r ≥ bestDistance: it could neither win nor be expanded when popped
+            const Real d = std::sqrt(d2);
+            stack.pushSorted({w, d, d - n.radius}, begin, [](Real a, Real b) { return a < b; });
         }
     }
 
-    /// The tree under `root`, breadth first (parents before children).
+    /// The tree under `root`, breadth first (parents before children). Writes through a raw pointer
+    /// into a buffer sized for every node: push_back would store and reload the vector's end on every
+    /// step of what is otherwise a walk along contiguous siblings.
     void collectBreadthFirst(Index root, std::vector<Index>& out)
     {
         out.clear();
         if (root == kInvalidIndex)
             return;
-        out.push_back(root);
-        for (std::size_t i = 0; i < out.size(); ++i)
-            for (Index c = node(out[i]).firstChild; c != kInvalidIndex; c = node(c).nextSibling)
-                out.push_back(c);
+        out.resize(tree.nodes.size());
+        Index* queue = out.data();
+        const SphereNode* nodes = tree.nodes.data();
+        std::size_t count = 0;
+        queue[count++] = root;
+        for (std::size_t i = 0; i < count; ++i)
+            for (Index c = nodes[queue[i]].firstChild; c != kInvalidIndex; c = nodes[c].nextSibling)
+            {
+                SHATTER_ASSERT(count < out.size(), "a node reached twice");
+                queue[count++] = c;
+            }
+        out.resize(count);
     }
 
     // The two restructuring methods (sphere_forest_split.cpp). Both read the new tags from

@@ -103,7 +103,15 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
 
         if (node(v).childCount > 1)
         {
-            node(v).radius = exactRadius(v, node(v).radius); // v only lost descendants
+            // v only lost descendants. If no child it lost could reach its radius (|c − c_v| + r_c
+            // bounds the distance from v's centre to anything under c), its farthest point stayed.
+            Real lostReach = 0;
+            for (const Index c : s.children)
+                if (s.nodeTag[c] != own)
+                    lostReach =
+                        std::max(lostReach, std::sqrt(squaredDistance(center(c), target)) + node(c).radius);
+            if (lostReach >= node(v).radius)
+                node(v).radius = exactRadius(v, node(v).radius);
             continue;
         }
         // Only the own copy is left: it takes v's place.

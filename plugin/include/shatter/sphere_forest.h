@@ -123,15 +123,19 @@ private:
                       ForestUpdateReport* report);
 
     FragmentId classifyCrackPoint(Index p, const FractureResult& result, const TetMesh& mesh) const;
-    /// Hangs the crack point `point` (position, tag and CrackPoint already set) in its fragment's tree,
-    /// under `anchor`'s chain or, if kInvalidIndex, under the closest node of its fragment. Radii are
-    /// left as they were (growCrackPointRadii updates them for all points at once); returns the node
-    /// it now hangs under, or kInvalidIndex if it became its fragment's root.
-    Index insertCrackPoint(Index point, Index anchor, const TetMesh& mesh, RestructureMethod method,
-                           ForestUpdateReport& report);
-    /// The bottom-up radius update of TVCG §6.3 for the crack points [firstPoint, pointCount()), whose
-    /// parents are in scratch.anchors.
-    void growCrackPointRadii(Index firstPoint);
+    /// The anchor of a crack point with no edge endpoint in its fragment (an edge crossed several
+    /// times by a Voronoi crack): the highest node of the closest node of its fragment among the tets
+    /// around the edge, else of the closest point of the fragment's tree.
+    Index findAnchor(Index point, const TetMesh& mesh);
+    /// Inserts the crack points [firstPoint, pointCount()) under their anchors (scratch.anchors) and
+    /// updates the radii (TVCG §6.3); see sphere_forest.cpp.
+    void insertCrackPoints(Index firstPoint, RestructureMethod method, ForestUpdateReport& report);
+    /// Hangs the crack points firstPoint + k, k in `group`, in the chain of `anchor` (the highest
+    /// node of a point of their fragment), each at its Fig. 8 level, and grows the anchor's radius.
+    void insertGroup(Index anchor, std::span<const Index> group, Index firstPoint, RestructureMethod method);
+    /// Grows the radii of `node` and its ancestors to reach the crack points firstPoint + k, k in
+    /// `group` (nothing for kInvalidIndex).
+    void growRadiiFrom(Index node, Index firstPoint, std::span<const Index> group);
 
     SphereTree data;
     std::vector<FragmentId> pointTag; // per point
@@ -165,10 +169,9 @@ private:
         std::vector<FragmentId> groups;
         std::vector<SearchEntry> search; // branch-and-bound stack
         std::vector<Index> tail;         // per node: the last child appended to it
-        std::vector<Index> anchors;      // per new crack point: the node it hangs under (or kInvalidIndex)
-        std::vector<Index> groupHead; // per node: first new crack point under its chain (growCrackPointRadii)
-        std::vector<Index> groupStamp;           // per node: groupHead is valid in this epoch
-        std::vector<Index> groupNext;            // per new crack point: next one under the same chain
+        std::vector<Index> anchors;      // per new crack point: its anchor (or kInvalidIndex)
+        std::vector<Index> anchorStart;  // per node + 1: counting sort of the new crack points by anchor
+        std::vector<Index> insertOrder;  // the new crack points (minus firstPoint) grouped by anchor
         const FractureResult* checked = nullptr; // the result check() accepted in this epoch
     };
     Scratch scratch;

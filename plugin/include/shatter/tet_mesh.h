@@ -25,7 +25,7 @@ struct TetMesh
     std::vector<Index> neighborOffsets; ///< CSR: neighbours of node i are neighbors[offsets[i], offsets[i+1])
     std::vector<Index> neighbors;       ///< sorted per node
     std::vector<Index> nodeTetOffsets;  ///< CSR: tets incident to node i
-    std::vector<Index> nodeTets;
+    std::vector<Index> nodeTets;        ///< sorted per node
 
     Index nodeCount() const { return Index(nodes.size()); }
     Index tetCount() const { return Index(tets.size()); }
@@ -34,6 +34,32 @@ struct TetMesh
     Real meanEdgeLength() const;
     /// Fills edges and the two CSR adjacency tables from nodes and tets.
     void buildConnectivity();
+    /// Calls f(tet index) for the tets around the edge (a, b) in tet order until f returns true, and
+    /// returns that tet (kInvalidIndex if none). Walks the intersection of the two nodes' sorted tet
+    /// lists, so no tet is read that does not hold the edge. Needs buildConnectivity().
+    template <class F>
+    Index findEdgeTet(Index a, Index b, F&& f) const
+    {
+        const Index* i = nodeTets.data() + nodeTetOffsets[a];
+        const Index* iEnd = nodeTets.data() + nodeTetOffsets[a + 1];
+        const Index* j = nodeTets.data() + nodeTetOffsets[b];
+        const Index* jEnd = nodeTets.data() + nodeTetOffsets[b + 1];
+        while (i != iEnd && j != jEnd)
+        {
+            if (*i < *j)
+                ++i;
+            else if (*j < *i)
+                ++j;
+            else
+            {
+                if (f(*i))
+                    return *i;
+                ++i;
+                ++j;
+            }
+        }
+        return kInvalidIndex;
+    }
 };
 
 /// Local faces of a tet, each opposite to local node k = index, wound clockwise seen from outside (their
