@@ -377,7 +377,7 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
             e.node0 < e.node1 ? CrackPoint{e.node0, e.node1, e.t} : CrackPoint{e.node1, e.node0, 1 - e.t};
     }
     // The anchor of a crack point is the highest node of the edge endpoint on its side, else of the
-    // other endpoint, else of the closest node of its fragment (findAnchor).
+    // other endpoint, else of the closest node of its fragment nearby (findAnchor).
     s.anchors.resize(added);
     for (std::size_t i = 0; i < r.cutEdges.size(); ++i)
     {
@@ -412,20 +412,24 @@ Index SphereForest::findAnchor(Index point, const TetMesh& mesh)
     const Vec3 p = data.points[point];
     const FragmentId f = pointTag[point];
     const CrackPoint& where = crackPoint(point);
+    // Every node of a tet around the edge is a neighbour of both endpoints. Few neighbours of node0
+    // are in f (it lies beyond a second crack), so the sorted neighbour list of node1 is searched only
+    // for those.
     Index closest = kInvalidIndex;
     Real best = std::numeric_limits<Real>::infinity();
-    mesh.findEdgeTet(where.node0, where.node1,
-                     [&](Index t)
-                     {
-                         for (const Index n : mesh.tets[t])
-                             if (const Real d2 = squaredDistance(data.points[n], p);
-                                 pointTag[n] == f && d2 < best)
-                             {
-                                 best = d2;
-                                 closest = n;
-                             }
-                         return false;
-                     });
+    const Index* others = mesh.neighbors.data() + mesh.neighborOffsets[where.node1];
+    const Index* othersEnd = mesh.neighbors.data() + mesh.neighborOffsets[where.node1 + 1];
+    for (Index i = mesh.neighborOffsets[where.node0]; i < mesh.neighborOffsets[where.node0 + 1]; ++i)
+    {
+        const Index n = mesh.neighbors[i];
+        if (pointTag[n] != f || !std::binary_search(others, othersEnd, n))
+            continue;
+        if (const Real d2 = squaredDistance(data.points[n], p); d2 < best)
+        {
+            best = d2;
+            closest = n;
+        }
+    }
     return closest != kInvalidIndex ? data.pointNode[closest]
                                     : ForestEditor(*this).nearest(fragmentRoot[f], p, true);
 }
@@ -532,20 +536,20 @@ void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method,
 void SphereForest::growRadiiFrom(Index node, Index firstPoint, std::span<const Index> group)
 {
     Index point = kInvalidIndex;
-    Real farthest = 0; // squared, from the current chain's centre
+    Real reach = 0; // the group's farthest point from the current chain's centre
     for (Index v = node; v != kInvalidIndex; v = data.nodes[v].parent)
     {
-        SphereNode& node = data.nodes[v];
-        if (node.point != point) // a new chain: its centre's farthest point of the group
+        SphereNode& n = data.nodes[v];
+        if (n.point != point) // a new chain, a new centre
         {
-            point = node.point;
+            point = n.point;
             const Vec3 center = data.points[point];
-            farthest = 0;
+            Real farthest = 0;
             for (const Index k : group)
                 farthest = std::max(farthest, squaredDistance(center, data.points[firstPoint + k]));
+            reach = std::sqrt(farthest);
         }
-        if (farthest > node.radius * node.radius)
-            node.radius = std::max(node.radius, std::sqrt(farthest));
+        n.radius = std::max(n.radius, reach);
     }
 }
 

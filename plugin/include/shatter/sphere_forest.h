@@ -105,10 +105,11 @@ public:
     ///
     /// A crack point hangs under the endpoint of its edge on its own side; when neither endpoint is in
     /// its fragment (an edge crossed several times by a Voronoi crack), under the closest node of its
-    /// fragment among the tets around the edge, else under the closest point of the fragment's tree
-    /// as the split left it (this event's crack points are not yet inside their ancestors' radii;
-    /// both cases counted in ForestUpdateReport::nearestParents). Both points of a cut edge sit
-    /// exactly at the crack point, tagged with different fragments; see sphere_forest.cpp for why.
+    /// fragment adjacent to both endpoints, else under the closest point of the fragment's tree as
+    /// the split left it (both cases counted in ForestUpdateReport::nearestParents); a fragment with
+    /// no tet node gets its tree from its crack points, each under the closest one inserted before. Both
+    /// points of a cut edge sit exactly at the crack point, tagged with different fragments; see
+    /// sphere_forest.cpp for why.
     void apply(const FractureResult& result, const TetMesh& mesh,
                RestructureMethod method = RestructureMethod::Tvcg2013, ForestUpdateReport* report = nullptr);
 
@@ -124,8 +125,9 @@ private:
 
     FragmentId classifyCrackPoint(Index p, const FractureResult& result, const TetMesh& mesh) const;
     /// The anchor of a crack point with no edge endpoint in its fragment (an edge crossed several
-    /// times by a Voronoi crack): the highest node of the closest node of its fragment among the tets
-    /// around the edge, else of the closest point of the fragment's tree.
+    /// times by a Voronoi crack): the highest node of the closest node of its fragment adjacent to both
+    /// endpoints (which includes every node of the tets around the edge), else of the closest point of
+    /// the fragment's tree.
     Index findAnchor(Index point, const TetMesh& mesh);
     /// Inserts the crack points [firstPoint, pointCount()) under their anchors (scratch.anchors) and
     /// updates the radii (TVCG §6.3); see sphere_forest.cpp.
