@@ -20,7 +20,8 @@
 //     same bounds give exact radii for every node whose subtree changed.
 //  4. New surface points (§6.3, Fig. 8). Two per cut edge, one per side, each under the edge endpoint
 //     of its own fragment, at the deepest instance of that point whose radius still exceeds the
-//     distance (the highest instance if none does); radii grow along the path to the root.
+//     distance (the highest instance if none does); then radii grow bottom-up along the path to the
+//     root, once for all the points under one anchor.
 //
 // SCA'12's naive update (RestructureMethod::Sca2012) replaces 2-4 by re-parenting to the closest
 // ancestor of the same fragment and inserting under the highest instance, for comparison (Fig. 6).
@@ -35,12 +36,15 @@
 // array stays bounded by about twice the number of points ever inserted.
 //
 // Cost. Every pass above is a walk over scattered nodes, so the update is bound by memory latency
-// more than by arithmetic. The constructor therefore lays the asset's tree out breadth first with
-// siblings side by side, and stores as leaves the nodes whose subtree is only copies of their own
-// point (buildSphereTree repeats every point down to the last level; those tails are about 30 % of
-// its nodes, carry no sphere and would be walked by every pass). Radius growth at insertion treats a
-// point's chain of own copies as one step (same centre, radii growing upward). ObjectState checks
-// the result once for the whole state and then calls applyChecked().
+// and branch misses more than by arithmetic. The constructor therefore lays the asset's tree out
+// breadth first with siblings side by side, and stores as leaves the nodes whose subtree is only
+// copies of their own point (buildSphereTree repeats every point down to the last level; those tails
+// are about 30 % of its nodes, carry no sphere and would be walked by every pass). New crack points
+// are sorted by anchor (a counting sort over node indices), so the insertions walk the tree in node
+// order and one walk to the root serves a whole group. The branch-and-bound searches expand a node's
+// children at once, raise their bound with every centre they meet and compare squared distances
+// until a node is pushed. ObjectState checks the result once for the whole state and then calls
+// applyChecked().
 #include "sphere_forest_edit.h"
 
 #include "shatter/asset.h"
@@ -473,11 +477,11 @@ void SphereForest::insertGroup(Index anchor, std::span<const Index> group, Index
 
 // The crack points are inserted grouped by anchor, in node order (a counting sort over node
 // indices), so that a group's points walk one chain while it is in cache and get nodes side by side.
-// TVCG §6.3 ends with "we update sphere radii bottom-up": here once per group, after its insertions,
-// along the path above the anchor, growing each ancestor to the group's farthest point from its
-// centre. Exact, since the old radii were. Points of a fragment that has no tree yet (no tet node)
-// come last, one at a time: the first becomes the root, each later one hangs under the closest point
-// inserted before it.
+// TVCG §6.3 ends with "we update sphere radii bottom-up": here once per group (or per run of groups
+// whose anchors are siblings), after its insertions, along the path above the anchor, growing each
+// ancestor to the group's farthest point from its centre. Exact, since the old radii were. Points of a
+// fragment that has no tree yet (no tet node) come last, one at a time: the first becomes the root, each
+// later one hangs under the closest point inserted before it.
 void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method, ForestUpdateReport& report)
 {
     Scratch& s = scratch;
