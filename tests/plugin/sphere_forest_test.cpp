@@ -301,6 +301,56 @@ TEST(SphereForest, NewPointsHangUnderTheirEdgeEndpoint)
     }
 }
 
+// Crack points whose edge has no endpoint in their fragment: an edge crossed twice (both endpoints in
+// one fragment, a point of the other on it) anchors at a node of its fragment found by search, and a
+// fragment that got no tet node at all builds its tree from its crack points alone.
+TEST(SphereForest, CrackPointsAwayFromTheirFragmentsNodesStillGetValidTrees)
+{
+    const std::shared_ptr<const Asset> asset = test::cachedMeshAsset("plate.obj");
+    for (const RestructureMethod method : {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012})
+    {
+        AnalyticFracture fixture(asset->tetMesh, asset->surface);
+        const Vec3 c = asset->surface.bounds().center();
+        FractureResult r = *fixture.cutWithPlane(0, Plane{Vec3(1, 0, 0.3).normalized(), c.x() + 1e-3});
+        ASSERT_EQ(r.fragments.size(), 2u);
+        const FragmentId a = r.fragments[0], b = r.fragments[1], nodeless = b + 1;
+        r.fragments.push_back(nodeless);
+        std::map<Index, FragmentId> label;
+        for (std::size_t i = 0; i < r.nodes.size(); ++i)
+            label[r.nodes[i]] = r.nodeFragments[i];
+        // Every third cut edge puts its second point into the fragment without nodes.
+        for (std::size_t i = 0; i < r.cutEdges.size(); i += 3)
+            r.cutEdges[i].fragment1 = nodeless;
+        // Edges inside fragment a with a point of b on them: crossed twice.
+        Index crossedTwice = 0;
+        for (const Edge& e : asset->tetMesh.edges)
+            if (label.at(e[0]) == a && label.at(e[1]) == a && crossedTwice < 20 && (e[0] + e[1]) % 7 == 0)
+            {
+                r.cutEdges.push_back({e[0], e[1], 0.5, a, b});
+                ++crossedTwice;
+            }
+        ASSERT_GT(crossedTwice, 0u);
+
+        SphereForest forest(*asset);
+        ForestUpdateReport report;
+        forest.apply(r, asset->tetMesh, method, &report);
+        ASSERT_EQ(checkSphereForest(forest), "");
+        EXPECT_GE(report.nearestParents, crossedTwice);
+        ASSERT_TRUE(forest.alive(nodeless));
+        ASSERT_NE(forest.root(nodeless), kInvalidIndex);
+        std::vector<int> seen(forest.pointCount(), 0);
+        for (const FragmentId f : {a, b, nodeless})
+            for (const Index p : test::treePoints(forest, f))
+            {
+                ++seen[p];
+                ASSERT_EQ(forest.pointFragment(p), f) << "point " << p;
+            }
+        for (Index p = 0; p < forest.pointCount(); ++p)
+            ASSERT_EQ(seen[p], 1) << "point " << p << " is in " << seen[p] << " trees";
+        EXPECT_EQ(test::treePoints(forest, nodeless).size(), (r.cutEdges.size() - crossedTwice + 2) / 3);
+    }
+}
+
 TEST(SphereForest, UpdatesAreDeterministic)
 {
     const std::shared_ptr<const Asset> asset = test::cachedMeshAsset("plate.obj");
