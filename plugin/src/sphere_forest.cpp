@@ -487,9 +487,11 @@ void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method,
     Scratch& s = scratch;
     const Index added = pointCount() - firstPoint;
     report.insertedPoints += added;
-    SHATTER_ASSERT(s.anchorStart.size() >= data.nodes.size() + 1, "node scratch grows with the nodes");
-    // Counting sort by anchor. The counts live in anchorStart[anchor + 1], then become offsets.
+    // Counting sort by anchor. The counts live in anchorStart[anchor + 1], then become offsets. Only
+    // nodes that exist now can be anchors, so the nodes the insertions add need no slot.
     const Index nodeEnd = data.nodeCount();
+    if (s.anchorStart.size() < std::size_t(nodeEnd) + 1)
+        s.anchorStart.resize(std::size_t(nodeEnd) + 1);
     std::fill(s.anchorStart.begin(), s.anchorStart.begin() + nodeEnd + 1, 0);
     for (Index k = 0; k < added; ++k)
         if (s.anchors[k] != kInvalidIndex)

@@ -61,7 +61,6 @@ struct ForestEditor
             return;
         s.nodeTag.resize(size, kNoFragment);
         s.tail.resize(size, kInvalidIndex);
-        s.anchorStart.resize(size + 1, 0);
     }
 
     /// Puts an unlinked node on the free list.

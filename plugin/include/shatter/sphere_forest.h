@@ -172,7 +172,7 @@ private:
         std::vector<SearchEntry> search; // branch-and-bound stack
         std::vector<Index> tail;         // per node: the last child appended to it
         std::vector<Index> anchors;      // per new crack point: its anchor (or kInvalidIndex)
-        std::vector<Index> anchorStart;  // per node + 1: counting sort of the new crack points by anchor
+        std::vector<Index> anchorStart;  // per anchor candidate + 1: counting sort of new crack points
         std::vector<Index> insertOrder;  // the new crack points (minus firstPoint) grouped by anchor
         const FractureResult* checked = nullptr; // the result check() accepted in this epoch
     };
