@@ -343,7 +343,7 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     // own copies, so that neither the nodes nor the scratch indexed by node grow piecemeal.
     const std::size_t added = 2 * r.cutEdges.size();
     reserveMore(data.nodes, s.order.size() + 2 * added);
-    if (s.nodeTag.size() < data.nodes.size() + s.order.size() + 2 * added)
+    if (s.tail.size() < data.nodes.size() + s.order.size() + 2 * added)
         editor.growNodeScratch(data.nodes.capacity());
     if (top != kInvalidIndex)
     {
@@ -377,8 +377,12 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         data.points[a] = data.points[a + 1] = (1 - e.t) * mesh.nodes[e.node0] + e.t * mesh.nodes[e.node1];
         pointTag[a] = e.fragment0;
         pointTag[a + 1] = e.fragment1;
-        crackPoints[a - tetNodes] = crackPoints[a + 1 - tetNodes] =
+        // Made whole before it is stored: field-by-field stores followed by a struct copy would stall
+        // on store forwarding.
+        const CrackPoint where =
             e.node0 < e.node1 ? CrackPoint{e.node0, e.node1, e.t} : CrackPoint{e.node1, e.node0, 1 - e.t};
+        crackPoints[a - tetNodes] = where;
+        crackPoints[a + 1 - tetNodes] = where;
     }
     // The anchor of a crack point is the highest node of the edge endpoint on its side, else of the
     // other endpoint, else of the closest node of its fragment nearby (findAnchor).

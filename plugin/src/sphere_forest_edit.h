@@ -48,8 +48,8 @@ struct ForestEditor
             tree.nodes.push_back({});
             tree.nodes[v].point = point;
             tree.nodes[v].level = level;
-            if (s.nodeTag.size() < tree.nodes.size())
-                growNodeScratch(std::max<std::size_t>(2 * s.nodeTag.size(), 64));
+            if (s.tail.size() < tree.nodes.size())
+                growNodeScratch(std::max<std::size_t>(2 * s.tail.size(), 64));
         }
         return v;
     }
@@ -57,10 +57,8 @@ struct ForestEditor
     /// Sizes the scratch arrays indexed by node for `size` nodes (never shrinks them).
     void growNodeScratch(std::size_t size)
     {
-        if (s.nodeTag.size() >= size)
-            return;
-        s.nodeTag.resize(size, kNoFragment);
-        s.tail.resize(size, kInvalidIndex);
+        if (s.tail.size() < size)
+            s.tail.resize(size, kInvalidIndex);
     }
 
     /// Puts an unlinked node on the free list.
@@ -315,6 +313,11 @@ struct ForestEditor
             {
                 SHATTER_ASSERT(count < out.size(), "a node reached twice");
                 queue[count++] = c;
+                while (nodes[c].nextSibling == c + 1)
+                {
+                    ++c;
+                    queue[count++] = c;
+                }
             }
         out.resize(count);
     }

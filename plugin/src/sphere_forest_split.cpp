@@ -16,39 +16,44 @@ namespace shatter
 // place. The node itself is spliced out the same way if only its own copy is left.
 void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport& report)
 {
-    const std::vector<FragmentId>& tag = forest.pointTag;
+    // A node's fragment is its point's: a node left whole shares its subtree's one fragment, a node
+    // that splits keeps its own point's group, and a copy takes a point of its group (restructure).
+    const FragmentId* tag = forest.pointTag.data();
+    auto fragmentOf = [&](Index v)
+    {
+        return tag[node(v).point];
+    };
     s.topLevel.assign(1, root);
     for (auto it = s.order.rbegin(); it != s.order.rend(); ++it)
     {
         const Index v = *it;
         const Index first = node(v).firstChild;
-        const FragmentId own = tag[node(v).point];
         if (first == kInvalidIndex)
-        {
-            s.nodeTag[v] = own;
             continue;
-        }
+        const FragmentId own = tag[node(v).point];
         bool same = true;
         for (Index c = node(first).nextSibling; c != kInvalidIndex && same; c = node(c).nextSibling)
-            same = s.nodeTag[c] == s.nodeTag[first];
+            same = fragmentOf(c) == own;
         if (same)
         {
-            SHATTER_ASSERT(s.nodeTag[first] == own, "a node's own copy lies in its subtree");
-            s.nodeTag[v] = own;
+            SHATTER_ASSERT(fragmentOf(first) == own, "a node's own copy lies in its subtree");
             continue;
         }
 
         ++report.splittingNodes;
         s.children.clear();
+        s.childTags.clear();
         s.groups.clear();
         for (Index c = first; c != kInvalidIndex;)
         {
             const Index next = node(c).nextSibling;
+            const FragmentId f = fragmentOf(c);
             node(c).parent = kInvalidIndex;
             node(c).nextSibling = kInvalidIndex;
             s.children.push_back(c);
-            if (std::find(s.groups.begin(), s.groups.end(), s.nodeTag[c]) == s.groups.end())
-                s.groups.push_back(s.nodeTag[c]);
+            s.childTags.push_back(f);
+            if (std::find(s.groups.begin(), s.groups.end(), f) == s.groups.end())
+                s.groups.push_back(f);
             c = next;
         }
         node(v).firstChild = kInvalidIndex;
@@ -66,14 +71,15 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
                 insertAfter(previous, x);
             previous = x;
         };
+        const std::size_t childCount = s.children.size();
         for (const FragmentId g : s.groups)
         {
             Index count = 0, only = kInvalidIndex;
-            for (const Index c : s.children)
-                if (s.nodeTag[c] == g)
+            for (std::size_t i = 0; i < childCount; ++i)
+                if (s.childTags[i] == g)
                 {
                     ++count;
-                    only = c;
+                    only = s.children[i];
                 }
             if (g != own && count == 1)
             {
@@ -82,10 +88,11 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
             }
             const Index holder = g == own ? v : allocate(kInvalidIndex, node(v).level);
             Index tail = kInvalidIndex;
-            for (const Index c : s.children)
+            for (std::size_t i = 0; i < childCount; ++i)
             {
-                if (s.nodeTag[c] != g)
+                if (s.childTags[i] != g)
                     continue;
+                const Index c = s.children[i];
                 (tail == kInvalidIndex ? node(holder).firstChild : node(tail).nextSibling) = c;
                 node(c).parent = holder;
                 ++node(holder).childCount;
@@ -94,22 +101,23 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
             if (holder != v)
             {
                 ++report.copies;
-                s.nodeTag[holder] = g;
                 place(holder);
                 restructure(holder, target);
             }
         }
-        s.nodeTag[v] = own;
 
         if (node(v).childCount > 1)
         {
             // v only lost descendants. If no child it lost could reach its radius (|c − c_v| + r_c
             // bounds the distance from v's centre to anything under c), its farthest point stayed.
             Real lostReach = 0;
-            for (const Index c : s.children)
-                if (s.nodeTag[c] != own)
+            for (std::size_t i = 0; i < childCount; ++i)
+                if (s.childTags[i] != own)
+                {
+                    const Index c = s.children[i];
                     lostReach =
                         std::max(lostReach, std::sqrt(squaredDistance(center(c), target)) + node(c).radius);
+                }
             if (lostReach >= node(v).radius)
                 node(v).radius = exactRadius(v, node(v).radius);
             continue;
@@ -129,7 +137,7 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
         ++report.removed;
     }
     for (const Index x : s.topLevel)
-        s.newRoots[s.nodeTag[x] - firstNew] = x;
+        s.newRoots[fragmentOf(x) - firstNew] = x;
 }
 
 // TVCG §6.2, last paragraph: the copy n lacks a point. Take the point x of its subtree closest to the
