@@ -59,6 +59,8 @@ struct ForestEditor
     {
         if (s.tail.size() < size)
             s.tail.resize(size, kInvalidIndex);
+        if (s.copyOf.size() < size)
+            s.copyOf.resize(size, kInvalidIndex);
     }
 
     /// Puts an unlinked node on the free list.
@@ -209,8 +211,9 @@ struct ForestEditor
     /// only if `includeTop`), by branch and bound: a subtree is skipped when |c_u − target| − r_u cannot
     /// beat the best so far, and of a node's children the one with the smallest such bound is
     /// explored first. Ties go to the first point met; a point's highest node is met before its lower
-    /// copies (its descendants).
-    Index nearest(Index top, const Vec3& target, bool includeTop)
+    /// copies (its descendants). A copy made in this event from a node centred at `targetPoint` (if
+    /// given) is not opened: restructure() gave it the point of its subtree closest to that centre.
+    Index nearest(Index top, const Vec3& target, bool includeTop, Index targetPoint = kInvalidIndex)
     {
         const SphereNode* nodes = tree.nodes.data();
         Index best = kInvalidIndex;
@@ -231,7 +234,8 @@ struct ForestEditor
                 bestDistance = e.distance;
                 best = e.node;
             }
-            if (nodes[e.node].firstChild != kInvalidIndex && e.key < bestDistance)
+            if (nodes[e.node].firstChild != kInvalidIndex && e.key < bestDistance &&
+                (targetPoint == kInvalidIndex || s.copyOf[e.node] != targetPoint))
                 pushNearer(stack, e.node, target, bestDistance);
         }
         return best;
@@ -327,8 +331,9 @@ struct ForestEditor
     // tree in s.newRoots (indexed by fragment − firstNew).
     void splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport& report);
     void splitSca(Index root, FragmentId firstNew, ForestUpdateReport& report);
-    /// Gives the copy n (no point yet) the point of its subtree closest to `target` (TVCG §6.2).
-    void restructure(Index n, const Vec3& target);
+    /// Gives the copy n (no point yet) of a node centred at `targetPoint` the point of its subtree
+    /// closest to it (TVCG §6.2).
+    void restructure(Index n, Index targetPoint);
 };
 
 } // namespace shatter

@@ -102,7 +102,9 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
             {
                 ++report.copies;
                 place(holder);
-                restructure(holder, target);
+                s.copyOf[holder] = node(v).point;
+                s.copies.push_back(holder);
+                restructure(holder, node(v).point);
             }
         }
 
@@ -136,6 +138,9 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
         release(v);
         ++report.removed;
     }
+    for (const Index copy : s.copies)
+        s.copyOf[copy] = kInvalidIndex;
+    s.copies.clear();
     for (const Index x : s.topLevel)
         s.newRoots[fragmentOf(x) - firstNew] = x;
 }
@@ -145,9 +150,11 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
 // every node on the branch from n down to x's highest node. A point y that leaves the branch this way
 // is not lost: the deepest branch node that held y has y's own copy among its other children, which
 // becomes y's highest node. Radii on the branch are recomputed bottom-up; nothing else changed.
-void ForestEditor::restructure(Index n, const Vec3& target)
+void ForestEditor::restructure(Index n, Index targetPoint)
 {
-    const Index np = nearest(n, target, false);
+    // A copy made earlier in this pass from a node with the same centre (the own copies of a
+    // splitting node split too) already holds its subtree's closest point: the search does not open it.
+    const Index np = nearest(n, tree.points[targetPoint], false, targetPoint);
     SHATTER_ASSERT(np != kInvalidIndex);
     const Index x = node(np).point;
     s.branch.clear();
