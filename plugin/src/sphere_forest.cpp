@@ -214,33 +214,10 @@ void SphereForest::check(const FractureResult& r, const TetMesh& mesh)
         s.pointStamp[n] = s.epoch;
         s.newTag[n] = r.nodeFragments[i];
     }
-    for (const CutTetRecord& rec : r.cutTets)
-    {
-        bool ok = rec.tet < mesh.tetCount() && rec.count >= 1 && rec.count <= 4;
-        for (int i = 0; ok && i < rec.count; ++i)
-            ok = isNew(rec.fragments[i]);
-        if (!ok)
-            throw Error(kSource, "cut tet record of tet " + str(rec.tet) + " is malformed");
-    }
     for (const CutEdge& e : r.cutEdges)
         if (e.node0 >= tetNodes || e.node1 >= tetNodes || e.node0 == e.node1 || !(e.t > 0 && e.t < 1) ||
             !isNew(e.fragment0) || !isNew(e.fragment1) || e.fragment0 == e.fragment1)
             throw Error(kSource, "cut edge (" + str(e.node0) + ", " + str(e.node1) + ") is malformed");
-
-    // Records by tet, to classify old crack points.
-    if (s.tetStamp.size() < mesh.tetCount())
-    {
-        s.tetStamp.resize(mesh.tetCount(), 0);
-        s.tetRecord.resize(mesh.tetCount(), kInvalidIndex);
-    }
-    for (std::size_t i = 0; i < r.cutTets.size(); ++i)
-    {
-        const Index t = r.cutTets[i].tet;
-        if (s.tetStamp[t] == s.epoch)
-            throw Error(kSource, "tet " + str(t) + " has two cut tet records");
-        s.tetStamp[t] = s.epoch;
-        s.tetRecord[t] = Index(i);
-    }
 
     ForestEditor editor(*this);
     editor.collectBreadthFirst(fragmentRoot[r.parent], s.order);
@@ -255,10 +232,37 @@ void SphereForest::check(const FractureResult& r, const TetMesh& mesh)
                             "tet node " + str(p) + " of fragment " + str(r.parent) + " has no label");
         }
         else if (data.pointNode[p] == v)
+            s.crackPointsOfParent.push_back(p);
+    }
+    // The cut tet records serve only to classify old crack points: a first fracture has none, and
+    // its records are left to the distance field, which reads them all.
+    if (!s.crackPointsOfParent.empty())
+    {
+        for (const CutTetRecord& rec : r.cutTets)
+        {
+            bool ok = rec.tet < mesh.tetCount() && rec.count >= 1 && rec.count <= 4;
+            for (int i = 0; ok && i < rec.count; ++i)
+                ok = isNew(rec.fragments[i]);
+            if (!ok)
+                throw Error(kSource, "cut tet record of tet " + str(rec.tet) + " is malformed");
+        }
+        if (s.tetStamp.size() < mesh.tetCount())
+        {
+            s.tetStamp.resize(mesh.tetCount(), 0);
+            s.tetRecord.resize(mesh.tetCount(), kInvalidIndex);
+        }
+        for (std::size_t i = 0; i < r.cutTets.size(); ++i)
+        {
+            const Index t = r.cutTets[i].tet;
+            if (s.tetStamp[t] == s.epoch)
+                throw Error(kSource, "tet " + str(t) + " has two cut tet records");
+            s.tetStamp[t] = s.epoch;
+            s.tetRecord[t] = Index(i);
+        }
+        for (const Index p : s.crackPointsOfParent)
         {
             s.newTag[p] = classifyCrackPoint(p, r, mesh);
             s.pointStamp[p] = s.epoch;
-            s.crackPointsOfParent.push_back(p);
         }
     }
     s.checked = &r;

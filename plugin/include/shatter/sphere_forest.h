@@ -92,9 +92,10 @@ public:
     Index freeNodeCount() const { return Index(freeNodes.size()); }
 
     /// Checks `result` against the forest (parent alive, new ids next in line, node labels cover the
-    /// parent's tet nodes exactly, records and cut edges well formed, every old crack point of the
-    /// parent classifiable) and throws shatter::Error naming the problem. Touches only scratch memory;
-    /// apply() calls it first, so a caller that must validate before changing other state calls it.
+    /// parent's tet nodes exactly, cut edges well formed, every old crack point of the parent
+    /// classifiable, and, when there are such points, the cut tet records that classify them well
+    /// formed) and throws shatter::Error naming the problem. Touches only scratch memory; apply()
+    /// calls it first, so a caller that must validate before changing other state calls it.
     void check(const FractureResult& result, const TetMesh& mesh);
 
     /// Applies one fracture event to the parent's tree only (TVCG §6.2-6.3 or SCA'12 §5.2, see
