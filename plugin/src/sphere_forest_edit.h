@@ -210,9 +210,11 @@ struct ForestEditor
     /// The highest node of the point closest to `target` in the subtree of `top` (top itself included
     /// only if `includeTop`), by branch and bound: a subtree is skipped when |c_u − target| − r_u cannot
     /// beat the best so far, and of a node's children the one with the smallest such bound is
-    /// explored first. Ties go to the first point met; a point's highest node is met before its lower
-    /// copies (its descendants). A copy made in this event from a node centred at `targetPoint` (if
-    /// given) is not opened: restructure() gave it the point of its subtree closest to that centre.
+    /// explored first. Every centre met is a candidate at once, which tightens the bound before its
+    /// siblings are measured. Ties (equal distances) go to the first point met, in the order children
+    /// are measured; a point's highest node is met before its lower copies (its descendants). A copy made in
+    /// this event from a node centred at `targetPoint` (if given) is not opened: restructure() gave it the
+    /// point of its subtree closest to that centre.
     Index nearest(Index top, const Vec3& target, bool includeTop, Index targetPoint = kInvalidIndex)
     {
         const SphereNode* nodes = tree.nodes.data();
@@ -225,7 +227,7 @@ struct ForestEditor
             stack.push({top, d, d - nodes[top].radius});
         }
         else
-            pushNearer(stack, top, target, bestDistance);
+            pushNearer(stack, top, target, bestDistance, best);
         while (!stack.empty())
         {
             const SearchEntry e = stack.pop();
@@ -234,9 +236,8 @@ struct ForestEditor
                 bestDistance = e.distance;
                 best = e.node;
             }
-            if (nodes[e.node].firstChild != kInvalidIndex && e.key < bestDistance &&
-                (targetPoint == kInvalidIndex || s.copyOf[e.node] != targetPoint))
-                pushNearer(stack, e.node, target, bestDistance);
+            if (e.key < bestDistance && (targetPoint == kInvalidIndex || s.copyOf[e.node] != targetPoint))
+                pushNearer(stack, e.node, target, bestDistance, best);
         }
         return best;
     }
@@ -280,9 +281,11 @@ struct ForestEditor
         }
     };
 
-    /// Pushes the children of u that may hold a point closer to x than `bestDistance`, with their
-    /// distances to x, the child with the smallest d − r to be popped first.
-    void pushNearer(SearchStack& stack, Index u, const Vec3& x, Real bestDistance)
+    /// Measures the children of u that may hold a point closer to x than `bestDistance`: each is a
+    /// candidate (best, bestDistance), u's own copy excepted (u's point was a candidate already), and
+    /// each with children of its own is pushed with its distance, the smallest d − r to be popped
+    /// first.
+    void pushNearer(SearchStack& stack, Index u, const Vec3& x, Real& bestDistance, Index& best)
     {
         const SphereNode* nodes = tree.nodes.data();
         const Vec3* points = tree.points.data();
@@ -295,7 +298,13 @@ struct ForestEditor
             if (d2 >= reach * reach)
                 continue; // d − r ≥ bestDistance: it could neither win nor be expanded when popped
             const Real d = std::sqrt(d2);
-            stack.pushSorted({w, d, d - n.radius}, begin, [](Real a, Real b) { return a < b; });
+            if (d < bestDistance && n.point != nodes[u].point)
+            {
+                bestDistance = d;
+                best = w;
+            }
+            if (n.firstChild != kInvalidIndex)
+                stack.pushSorted({w, d, d - n.radius}, begin, [](Real a, Real b) { return a < b; });
         }
     }
 
