@@ -328,8 +328,8 @@ struct ForestEditor
                 queue[count++] = c;
                 while (nodes[c].nextSibling == c + 1)
                 {
-                    ++c;
-                    queue[count++] = c;
+                    SHATTER_ASSERT(count < out.size(), "a node reached twice");
+                    queue[count++] = ++c;
                 }
             }
         out.resize(count);
