@@ -43,8 +43,10 @@
 // are sorted by anchor (a counting sort over node indices), so the insertions walk the tree in node
 // order and one walk to the root serves a whole group. The branch-and-bound searches expand a node's
 // children at once, raise their bound with every centre they meet and compare squared distances
-// until a node is pushed. ObjectState checks the result once for the whole state and then calls
-// applyChecked().
+// until a node is pushed. The own copies of a splitting node split too, into copies with the same
+// target centre; the closest-point search of a copy higher up does not reopen them, as each already
+// holds its subtree's closest point. ObjectState checks the result once for the whole state and then
+// calls applyChecked().
 #include "sphere_forest_edit.h"
 
 #include "shatter/asset.h"
