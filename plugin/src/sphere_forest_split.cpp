@@ -41,24 +41,30 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
         }
 
         ++report.splittingNodes;
-        s.children.clear();
-        s.childTags.clear();
-        s.groups.clear();
-        for (Index c = first; c != kInvalidIndex;)
+        // The children, detached, with their fragments, in raw arrays (a node has few children, and
+        // push_back would reload the vectors' ends after every store).
+        const std::size_t childCount = node(v).childCount;
+        if (s.children.size() < childCount)
         {
+            s.children.resize(2 * childCount);
+            s.childTags.resize(2 * childCount);
+        }
+        Index* const kids = s.children.data();
+        FragmentId* const kidTags = s.childTags.data();
+        std::size_t n = 0;
+        for (Index c = first; c != kInvalidIndex; ++n)
+        {
+            SHATTER_ASSERT(n < childCount, "a child list longer than its count");
             const Index next = node(c).nextSibling;
-            const FragmentId f = fragmentOf(c);
+            kids[n] = c;
+            kidTags[n] = fragmentOf(c);
             node(c).parent = kInvalidIndex;
             node(c).nextSibling = kInvalidIndex;
-            s.children.push_back(c);
-            s.childTags.push_back(f);
-            if (std::find(s.groups.begin(), s.groups.end(), f) == s.groups.end())
-                s.groups.push_back(f);
             c = next;
         }
+        SHATTER_ASSERT(n == childCount && kidTags[0] == own, "the own copy is the first child");
         node(v).firstChild = kInvalidIndex;
         node(v).childCount = 0;
-        SHATTER_ASSERT(s.groups.front() == own, "the own copy is the first child");
 
         const bool top = node(v).parent == kInvalidIndex;
         const Vec3 target = center(v);
@@ -71,28 +77,24 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
                 insertAfter(previous, x);
             previous = x;
         };
-        const std::size_t childCount = s.children.size();
-        for (const FragmentId g : s.groups)
+        // The groups in the order of their first child (the own group first).
+        for (std::size_t lead = 0; lead < childCount; ++lead)
         {
-            Index count = 0, only = kInvalidIndex;
-            for (std::size_t i = 0; i < childCount; ++i)
-                if (s.childTags[i] == g)
-                {
-                    ++count;
-                    only = s.children[i];
-                }
-            if (g != own && count == 1)
+            const FragmentId g = kidTags[lead];
+            if (std::find(kidTags, kidTags + lead, g) != kidTags + lead)
+                continue; // done with its first child
+            if (g != own && std::count(kidTags + lead + 1, kidTags + childCount, g) == 0)
             {
-                place(only);
+                place(kids[lead]);
                 continue;
             }
             const Index holder = g == own ? v : allocate(kInvalidIndex, node(v).level);
             Index tail = kInvalidIndex;
-            for (std::size_t i = 0; i < childCount; ++i)
+            for (std::size_t i = lead; i < childCount; ++i)
             {
-                if (s.childTags[i] != g)
+                if (kidTags[i] != g)
                     continue;
-                const Index c = s.children[i];
+                const Index c = kids[i];
                 (tail == kInvalidIndex ? node(holder).firstChild : node(tail).nextSibling) = c;
                 node(c).parent = holder;
                 ++node(holder).childCount;
@@ -114,9 +116,9 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
             // bounds the distance from v's centre to anything under c), its farthest point stayed.
             Real lostReach = 0;
             for (std::size_t i = 0; i < childCount; ++i)
-                if (s.childTags[i] != own)
+                if (kidTags[i] != own)
                 {
-                    const Index c = s.children[i];
+                    const Index c = kids[i];
                     lostReach =
                         std::max(lostReach, std::sqrt(squaredDistance(center(c), target)) + node(c).radius);
                 }

@@ -168,14 +168,14 @@ private:
         std::vector<Index> crackPointsOfParent; // its crack points, classified by check()
         std::vector<Index> tetStamp, tetRecord; // per tet: its record in this event's result
         std::vector<Index> children, topLevel, branch, newRoots;
-        std::vector<FragmentId> childTags, groups; // childTags: per entry of children
-        std::vector<SearchEntry> search;           // branch-and-bound stack
-        std::vector<Index> tail;                   // per node: the last child appended to it
-        std::vector<Index> copyOf;      // per node: for a copy made in this event, its original's point
-        std::vector<Index> copies;      // the copies made in this event
-        std::vector<Index> anchors;     // per new crack point: its anchor (or kInvalidIndex)
-        std::vector<Index> anchorStart; // per anchor candidate + 1: counting sort of new crack points
-        std::vector<Index> insertOrder; // the new crack points (minus firstPoint) grouped by anchor
+        std::vector<FragmentId> childTags; // per entry of children
+        std::vector<SearchEntry> search;   // branch-and-bound stack
+        std::vector<Index> tail;           // per node: the last child appended to it
+        std::vector<Index> copyOf;         // per node: for a copy made in this event, its original's point
+        std::vector<Index> copies;         // the copies made in this event
+        std::vector<Index> anchors;        // per new crack point: its anchor (or kInvalidIndex)
+        std::vector<Index> anchorStart;    // per anchor candidate + 1: counting sort of new crack points
+        std::vector<Index> insertOrder;    // the new crack points (minus firstPoint) grouped by anchor
         const FractureResult* checked = nullptr; // the result check() accepted in this epoch
     };
     Scratch scratch;
