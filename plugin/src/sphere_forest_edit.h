@@ -249,22 +249,25 @@ struct ForestEditor
         std::vector<SearchEntry>& storage;
         SearchEntry* data;
         std::size_t count = 0;
+        std::size_t capacity; // storage.size(), kept in a register too
 
         explicit SearchStack(std::vector<SearchEntry>& v) : storage(v)
         {
             if (storage.size() < 64)
                 storage.resize(64);
             data = storage.data();
+            capacity = storage.size();
         }
         bool empty() const { return count == 0; }
         std::size_t size() const { return count; }
         SearchEntry pop() { return data[--count]; }
         void push(const SearchEntry& e)
         {
-            if (count == storage.size())
+            if (count == capacity)
             {
                 storage.resize(2 * count);
                 data = storage.data();
+                capacity = storage.size();
             }
             data[count++] = e;
         }
