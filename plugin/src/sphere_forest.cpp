@@ -376,6 +376,11 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     data.pointNode.resize(pointTotal, kInvalidIndex);
     pointTag.resize(pointTotal);
     crackPoints.resize(pointTotal - tetNodes);
+    // One pass over the cut edges sets both crack points and their anchors. The anchor of a crack
+    // point is the highest node of the edge endpoint on its side, else of the other endpoint, else of
+    // the closest node of its fragment nearby (findAnchor, which reads only the tet nodes and the tree
+    // as the split left it).
+    s.anchors.resize(added);
     for (std::size_t i = 0; i < r.cutEdges.size(); ++i)
     {
         const CutEdge& e = r.cutEdges[i];
@@ -389,28 +394,21 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
             e.node0 < e.node1 ? CrackPoint{e.node0, e.node1, e.t} : CrackPoint{e.node1, e.node0, 1 - e.t};
         crackPoints[a - tetNodes] = where;
         crackPoints[a + 1 - tetNodes] = where;
-    }
-    // The anchor of a crack point is the highest node of the edge endpoint on its side, else of the
-    // other endpoint, else of the closest node of its fragment nearby (findAnchor).
-    s.anchors.resize(added);
-    for (std::size_t i = 0; i < r.cutEdges.size(); ++i)
-    {
-        const CutEdge& e = r.cutEdges[i];
-        auto anchor = [&](FragmentId f, Index own, Index other)
+        auto anchor = [&](Index point, Index own, Index other)
         {
-            return pointTag[own] == f     ? data.pointNode[own]
-                   : pointTag[other] == f ? data.pointNode[other]
-                                          : kInvalidIndex;
-        };
-        s.anchors[2 * i] = anchor(e.fragment0, e.node0, e.node1);
-        s.anchors[2 * i + 1] = anchor(e.fragment1, e.node1, e.node0);
-    }
-    for (std::size_t k = 0; k < added; ++k)
-        if (s.anchors[k] == kInvalidIndex && fragmentRoot[pointTag[firstPoint + k]] != kInvalidIndex)
-        {
-            s.anchors[k] = findAnchor(firstPoint + Index(k), mesh);
+            const FragmentId f = pointTag[point];
+            if (pointTag[own] == f)
+                return data.pointNode[own];
+            if (pointTag[other] == f)
+                return data.pointNode[other];
+            if (fragmentRoot[f] == kInvalidIndex)
+                return kInvalidIndex; // a fragment without a tree yet: insertCrackPoints makes one
             ++local.nearestParents;
-        }
+            return findAnchor(point, mesh);
+        };
+        s.anchors[2 * i] = anchor(a, e.node0, e.node1);
+        s.anchors[2 * i + 1] = anchor(a + 1, e.node1, e.node0);
+    }
     insertCrackPoints(firstPoint, method, local);
 
     data.roots.clear();
