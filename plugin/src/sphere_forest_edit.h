@@ -59,8 +59,6 @@ struct ForestEditor
     {
         if (s.tail.size() < size)
             s.tail.resize(size, kInvalidIndex);
-        if (s.copyOf.size() < size)
-            s.copyOf.resize(size, kInvalidIndex);
     }
 
     /// Puts an unlinked node on the free list.
@@ -210,8 +208,8 @@ struct ForestEditor
     /// The highest node of the point closest to `target` in the subtree of `top` (top itself included
     /// only if `includeTop`), by branch and bound: a subtree is skipped when |c_u − target| − r_u cannot
     /// beat the best so far, and of a node's children the one with the smallest such bound is
-    /// explored first. Every centre met is a candidate at once, which tightens the bound before its
-    /// siblings are measured. Ties (equal distances) go to the first point met, in the order children
+    /// explored first. Every centre is a candidate as soon as it is measured, which tightens the bound
+    /// before its siblings are. Ties (equal distances) go to the first point met, in the order children
     /// are measured; a point's highest node is met before its lower copies (its descendants). A copy made in
     /// this event from a node centred at `targetPoint` (if given) is not opened: restructure() gave it the
     /// point of its subtree closest to that centre.
@@ -223,19 +221,16 @@ struct ForestEditor
         SearchStack stack(s.search);
         if (includeTop)
         {
-            const Real d = std::sqrt(squaredDistance(center(top), target));
-            stack.push({top, d, d - nodes[top].radius});
+            best = top;
+            bestDistance = std::sqrt(squaredDistance(center(top), target));
+            if (nodes[top].firstChild != kInvalidIndex)
+                stack.push({top, bestDistance, bestDistance - nodes[top].radius});
         }
         else
             pushNearer(stack, top, target, bestDistance, best);
         while (!stack.empty())
         {
-            const SearchEntry e = stack.pop();
-            if (e.distance < bestDistance)
-            {
-                bestDistance = e.distance;
-                best = e.node;
-            }
+            const SearchEntry e = stack.pop(); // measured (and a candidate) when it was pushed
             if (e.key < bestDistance && (targetPoint == kInvalidIndex || s.copyOf[e.node] != targetPoint))
                 pushNearer(stack, e.node, target, bestDistance, best);
         }
@@ -285,7 +280,7 @@ struct ForestEditor
     };
 
     /// Measures the children of u that may hold a point closer to x than `bestDistance`: each is a
-    /// candidate (best, bestDistance), u's own copy excepted (u's point was a candidate already), and
+    /// candidate (best, bestDistance; u's own copy, at u's distance, never beats u, which was one), and
     /// each with children of its own is pushed with its distance, the smallest d − r to be popped
     /// first.
     void pushNearer(SearchStack& stack, Index u, const Vec3& x, Real& bestDistance, Index& best)
@@ -301,7 +296,7 @@ struct ForestEditor
             if (d2 >= reach * reach)
                 continue; // d − r ≥ bestDistance: it could neither win nor be expanded when popped
             const Real d = std::sqrt(d2);
-            if (d < bestDistance && n.point != nodes[u].point)
+            if (d < bestDistance)
             {
                 bestDistance = d;
                 best = w;

@@ -23,6 +23,10 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
     {
         return tag[node(v).point];
     };
+    // Copies live in this pass only; there are fewer than the parent's nodes (each holds at least two
+    // children, so they are outnumbered by the original nodes left as leaves).
+    if (s.copyOf.size() < tree.nodes.size() + s.order.size())
+        s.copyOf.resize(tree.nodes.size() + s.order.size(), kInvalidIndex);
     s.topLevel.assign(1, root);
     for (auto it = s.order.rbegin(); it != s.order.rend(); ++it)
     {
@@ -30,7 +34,7 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
         const Index first = node(v).firstChild;
         if (first == kInvalidIndex)
             continue;
-        const FragmentId own = tag[node(v).point];
+        const FragmentId own = fragmentOf(v);
         bool same = true;
         for (Index c = node(first).nextSibling; c != kInvalidIndex && same; c = node(c).nextSibling)
             same = fragmentOf(c) == own;
@@ -104,6 +108,7 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
             {
                 ++report.copies;
                 place(holder);
+                SHATTER_ASSERT(holder < s.copyOf.size(), "more copies than nodes in the parent's tree");
                 s.copyOf[holder] = node(v).point;
                 s.copies.push_back(holder);
                 restructure(holder, node(v).point);
