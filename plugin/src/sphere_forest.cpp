@@ -2,18 +2,20 @@
 //
 // An object starts with the asset's single tree over its tet nodes (§6.1: the interior nodes sit low
 // in the max-distance order, so before fracture they cost almost nothing). When fragment P breaks,
-// only P's tree is touched, in four passes, each proportional to that tree:
+// only P's tree is touched, in four passes:
 //
-//  1. Tags (check). Every point of P gets the new fragment it belongs to: a tet node from the
-//     FractureResult's node labels; a crack point left by an earlier event from the cut-tet record of a
-//     tet around its edge (argmin of the record's linear functions g_f at its edge parameter t, the
-//     same rule as insideTest), or, where the event did not split P around that edge, from a labelled
-//     node of those tets. Everything is validated before anything changes.
-//  2. Split (§6.2, Fig. 7). Bottom-up, a node whose children lie in different fragments is a splitting
-//     node; it is replicated once per fragment among its children, each child goes to the copy of its
-//     fragment, the copies join the node's parent (so the split propagates upward), and single-child
-//     nodes are spliced out. The node itself serves as the copy of its own point's fragment, so only
-//     the other fragments cost a new node. Child order stays the max-distance order of §5.1.
+//  1. Tags (check), over P's points. Every point of P gets the new fragment it belongs to: a tet
+//     node from the FractureResult's node labels; a crack point left by an earlier event from the
+//     cut-tet record of a tet around its edge (argmin of the record's linear functions g_f at its edge
+//     parameter t, the same rule as insideTest), or, where the event did not split P around that
+//     edge, from a labelled node of those tets. Everything is validated before anything changes.
+//  2. Split (§6.2, Fig. 7), over the nodes whose subtree spans several fragments and their children
+//     only: every other node heads a single-fragment subtree, which the split leaves as it is.
+//     Bottom-up, a node whose children lie in different fragments is a splitting node; it is
+//     replicated once per fragment among its children, each child goes to the copy of its fragment,
+//     the copies join the node's parent (so the split propagates upward), and single-child nodes are
+//     spliced out. The node itself serves as the copy of its own point's fragment, so only the other
+//     fragments cost a new node. Child order stays the max-distance order of §5.1.
 //  3. Restructure (§6.2). A copy has no point; it takes the point of its subtree closest to the
 //     original centre, which becomes the centre of every node on the branch down to where that point
 //     appears (sphere_forest_split.cpp). Branch-and-bound over the subtree spheres finds it, and the
@@ -35,18 +37,25 @@
 // Nodes freed by splicing go on a free list and are reused by later copies and insertions, so the node
 // array stays bounded by about twice the number of points ever inserted.
 //
-// Cost. Every pass above is a walk over scattered nodes, so the update is bound by memory latency
-// and branch misses more than by arithmetic. The constructor therefore lays the asset's tree out
-// breadth first with siblings side by side, and stores as leaves the nodes whose subtree is only
-// copies of their own point (buildSphereTree repeats every point down to the last level; those tails
-// are about 30 % of its nodes, carry no sphere and would be walked by every pass). New crack points
-// are sorted by anchor (a counting sort over node indices), so the insertions walk the tree in node
-// order and one walk to the root serves a whole group. The branch-and-bound searches expand a node's
-// children at once, raise their bound with every centre they meet and compare squared distances
-// until a node is pushed. The own copies of a splitting node split too, into copies with the same
-// target centre; the closest-point search of a copy higher up does not reopen them, as each already
-// holds its subtree's closest point. ObjectState checks the result once for the whole state and then
-// calls applyChecked().
+// Cost. The split finds its nodes without walking the rest of the tree. The points of P's tree are
+// numbered depth first (a point at its highest node), so the points first met in any subtree are one
+// range of positions, and a prefix count of tag changes along the positions tells in O(1) whether a
+// subtree holds one fragment or several; the nodes that hold several are closed upward, so a top-down
+// walk that tests their children finds them all (27 fragments of the piggy bank: 1,477 of 10,213
+// nodes). The numbering of the asset's tree is made once, when the forest is built; a fragment's
+// tree is numbered when that fragment breaks (one pass over it, in place of the breadth-first walk
+// that check and the split would otherwise each make). Everything else is a walk over scattered
+// nodes, so the update is bound by memory latency and branch misses more than by arithmetic. The
+// constructor therefore lays the asset's tree out breadth first with siblings side by side, and
+// stores as leaves the nodes whose subtree is only copies of their own point (buildSphereTree repeats
+// every point down to the last level; those tails are about 30 % of its nodes, carry no sphere and
+// would be walked by every pass). New crack points are sorted by anchor (a counting sort over node
+// indices), so the insertions walk the tree in node order and one walk to the root serves a whole
+// group. The branch-and-bound searches expand a node's children at once, raise their bound with
+// every centre they meet and compare squared distances until a node is pushed. The own copies of a
+// splitting node split too, into copies with the same target centre; the closest-point search of a
+// copy higher up does not reopen them, as each already holds its subtree's closest point.
+// ObjectState checks the result once for the whole state and then calls applyChecked().
 #include "sphere_forest_edit.h"
 
 #include "shatter/asset.h"
@@ -153,7 +162,10 @@ SphereForest::SphereForest(const SphereTree& initial)
     // Scratch for the first events, sized here rather than at fracture time.
     scratch.pointStamp.assign(2 * std::size_t(tetNodes), 0);
     scratch.newTag.assign(2 * std::size_t(tetNodes), kNoFragment);
-    ForestEditor(*this).growNodeScratch(2 * data.nodes.size());
+    ForestEditor editor(*this);
+    editor.growNodeScratch(2 * data.nodes.size());
+    // The initial tree never changes until it breaks, so its numbering is made once, here.
+    editor.number(data.roots[0], 0);
 }
 
 SphereForest::SphereForest(const Asset& asset) : SphereForest(asset.sphereTree)
@@ -221,20 +233,17 @@ void SphereForest::check(const FractureResult& r, const TetMesh& mesh)
             !isNew(e.fragment0) || !isNew(e.fragment1) || e.fragment0 == e.fragment1)
             throw Error(kSource, "cut edge (" + str(e.node0) + ", " + str(e.node1) + ") is malformed");
 
-    ForestEditor editor(*this);
-    editor.collectBreadthFirst(fragmentRoot[r.parent], s.order);
+    // The parent's points, each once, from its tree's depth-first numbering (made now unless the
+    // tree still has the one it was made or last numbered with).
+    if (s.numbered != r.parent)
+        ForestEditor(*this).number(fragmentRoot[r.parent], r.parent);
     s.crackPointsOfParent.clear();
-    for (const Index v : s.order)
+    for (const Index p : s.positionPoint)
     {
-        const Index p = data.nodes[v].point;
-        if (p < tetNodes)
-        {
-            if (s.pointStamp[p] != s.epoch)
-                throw Error(kSource,
-                            "tet node " + str(p) + " of fragment " + str(r.parent) + " has no label");
-        }
-        else if (data.pointNode[p] == v)
+        if (p >= tetNodes)
             s.crackPointsOfParent.push_back(p);
+        else if (s.pointStamp[p] != s.epoch)
+            throw Error(kSource, "tet node " + str(p) + " of fragment " + str(r.parent) + " has no label");
     }
     // The cut tet records serve only to classify old crack points: a first fracture has none, and
     // its records are left to the distance field, which reads them all.
@@ -332,7 +341,7 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     const FragmentId firstNew = fragmentCount();
     const FragmentId count = FragmentId(r.fragments.size());
     const Index top = fragmentRoot[parent];
-    local.subtreeNodes = Index(s.order.size());
+    local.parentPoints = Index(s.positionPoint.size());
 
     // The parent's points take their new tags: its tet nodes are exactly r.nodes (check() verified
     // it), its old crack points are those check() classified.
@@ -345,16 +354,31 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     fragmentRoot[parent] = kInvalidIndex;
     fragmentLive[parent] = 0;
     s.newRoots.assign(count, kInvalidIndex);
-    // Room for the copies (at most one per node of the parent's tree) and the crack points with their
-    // own copies, so that neither the nodes nor the scratch indexed by node grow piecemeal.
+    // What the split reads, with a bound on the nodes it may add: Tvcg2013 visits only the nodes
+    // whose subtree spans several fragments (copies hold two or more of those nodes' children each,
+    // so they are fewer than the children), Sca2012 the whole tree (it may give leaves own copies).
+    std::size_t splitNodes = 0;
+    if (top != kInvalidIndex)
+    {
+        if (method == RestructureMethod::Tvcg2013)
+            splitNodes = editor.collectCap(top);
+        else
+        {
+            editor.collectBreadthFirst(top, s.order);
+            splitNodes = s.order.size();
+        }
+    }
+    s.numbered = kNoFragment; // the parent's tree is about to change
+    // Room for those and the crack points with their own copies, so that neither the nodes nor the
+    // scratch indexed by node grow piecemeal.
     const std::size_t added = 2 * r.cutEdges.size();
-    reserveMore(data.nodes, s.order.size() + 2 * added);
-    if (s.tail.size() < data.nodes.size() + s.order.size() + 2 * added)
+    reserveMore(data.nodes, splitNodes + 2 * added);
+    if (s.tail.size() < data.nodes.size() + splitNodes + 2 * added)
         editor.growNodeScratch(data.nodes.capacity());
     if (top != kInvalidIndex)
     {
         if (method == RestructureMethod::Tvcg2013)
-            editor.splitTvcg(top, firstNew, local);
+            editor.splitTvcg(top, firstNew, local, splitNodes);
         else
             editor.splitSca(top, firstNew, local);
     }

@@ -333,10 +333,98 @@ struct ForestEditor
         out.resize(count);
     }
 
+    /// Numbers the points of the tree under `root` depth first, for the split's "single fragment?"
+    /// test: a point takes the next position when its highest node is entered, so the points first met
+    /// in the subtree of any node v are exactly the positions spans[v] (a lower copy's own point lies
+    /// outside its span, at the position of its highest node, an ancestor). A threaded walk over the
+    /// parent and sibling links, no stack. O(nodes of the tree).
+    void number(Index root, FragmentId fragment)
+    {
+        s.numbered = fragment;
+        s.positionPoint.clear();
+        if (root == kInvalidIndex)
+            return;
+        if (s.spans.size() < tree.nodes.size())
+            s.spans.resize(std::max(tree.nodes.size(), 2 * s.spans.size()));
+        const SphereNode* nodes = tree.nodes.data();
+        Index position = 0;
+        for (Index v = root;;)
+        {
+            const SphereNode& n = nodes[v];
+            s.spans[v].begin = position;
+            if (tree.pointNode[n.point] == v)
+            {
+                s.positionPoint.push_back(n.point);
+                ++position;
+            }
+            if (n.firstChild != kInvalidIndex)
+            {
+                v = n.firstChild;
+                continue;
+            }
+            // Leave v, and every ancestor whose last child was just left.
+            for (;;)
+            {
+                s.spans[v].end = position;
+                if (v == root)
+                    return;
+                if (nodes[v].nextSibling != kInvalidIndex)
+                {
+                    v = nodes[v].nextSibling;
+                    break;
+                }
+                v = nodes[v].parent;
+            }
+        }
+    }
+
+    /// Collects in s.cap, top down and breadth first, the nodes of the numbered tree under `root` whose
+    /// subtree holds points of more than one fragment (by forest.pointTag), and returns how many
+    /// children those nodes have. These are exactly TVCG §6.2's splitting nodes: every other node
+    /// heads a single-fragment subtree that the split leaves as it is. They are closed upward (a
+    /// node's subtree holds its children's), so the walk tests only their children, each in O(1)
+    /// from the tag changes along the depth-first positions.
+    std::size_t collectCap(Index root)
+    {
+        SHATTER_ASSERT(s.numbered != kNoFragment && root != kInvalidIndex && !s.positionPoint.empty());
+        const FragmentId* tag = forest.pointTag.data();
+        const Index* at = s.positionPoint.data();
+        const std::size_t count = s.positionPoint.size();
+        s.tagChanges.resize(count);
+        Index changes = 0;
+        s.tagChanges[0] = 0;
+        for (std::size_t i = 1; i < count; ++i)
+        {
+            changes += tag[at[i]] != tag[at[i - 1]];
+            s.tagChanges[i] = changes;
+        }
+        auto spansFragments = [&](Index v)
+        {
+            const SphereForest::Span span = s.spans[v];
+            if (span.begin == span.end)
+                return false; // a leaf, or only copies of v's point below v
+            return s.tagChanges[span.end - 1] != s.tagChanges[span.begin] ||
+                   tag[at[span.begin]] != tag[node(v).point];
+        };
+        s.cap.clear();
+        std::size_t children = 0;
+        if (spansFragments(root))
+            s.cap.push_back(root);
+        for (std::size_t i = 0; i < s.cap.size(); ++i)
+            for (Index c = node(s.cap[i]).firstChild; c != kInvalidIndex; c = node(c).nextSibling)
+            {
+                ++children;
+                if (spansFragments(c))
+                    s.cap.push_back(c);
+            }
+        return children;
+    }
+
     // The two restructuring methods (sphere_forest_split.cpp). Both read the new tags from
-    // forest.pointTag, the parent's tree from s.order, and leave the top node of each new fragment's
-    // tree in s.newRoots (indexed by fragment − firstNew).
-    void splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport& report);
+    // forest.pointTag and leave the top node of each new fragment's tree in s.newRoots (indexed by
+    // fragment − firstNew); splitTvcg reads the parent's tree from s.cap (collectCap), splitSca from
+    // s.order (collectBreadthFirst).
+    void splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport& report, std::size_t capChildren);
     void splitSca(Index root, FragmentId firstNew, ForestUpdateReport& report);
     /// Gives the copy n (no point yet) of a node centred at `targetPoint` the point of its subtree
     /// closest to it (TVCG §6.2).

@@ -1,20 +1,22 @@
 // The two ways of turning the parent's sphere tree into one tree per new fragment (TVCG §6.2 and
-// SCA'12 §5.2). Both run on the parent's tree only, listed breadth first in scratch.order, with the
-// points already carrying their new tags; see the essay in sphere_forest.cpp.
+// SCA'12 §5.2). Both run on the parent's tree only, with the points already carrying their new tags;
+// see the essay in sphere_forest.cpp.
 #include "sphere_forest_edit.h"
 
 namespace shatter
 {
 
-// TVCG §6.2, bottom-up. After a node's children are done, each child heads a subtree of a single
-// fragment (a "child" may be a copy made one level down, or a subtree spliced up). If they all agree,
-// the node belongs to that fragment too (its own copy is among them). Otherwise it is a splitting
-// node: its children are grouped by fragment (stable, so max-distance order survives); the group of
+// TVCG §6.2, bottom-up over the nodes whose subtree spans several fragments (s.cap, listed top down by
+// collectCap; every other node heads a single-fragment subtree and is left as it is). After a node's
+// children are done, each child heads a subtree of a single fragment (a "child" may be a copy made one
+// level down, or a subtree spliced up), and they do not all agree: the node is a splitting
+// node. Its children are grouped by fragment (stable, so max-distance order survives); the group of
 // the node's own point stays with the node, every other group gets a copy of the node, placed right
 // after it among its parent's children so the split propagates upward when the parent is processed.
 // A group of one child needs no copy (it would be a single-child node): the child moves up in its
 // place. The node itself is spliced out the same way if only its own copy is left.
-void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport& report)
+void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport& report,
+                             std::size_t capChildren)
 {
     // A node's fragment is its point's: a node left whole shares its subtree's one fragment, a node
     // that splits keeps its own point's group, and a copy takes a point of its group (restructure).
@@ -23,27 +25,18 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
     {
         return tag[node(v).point];
     };
-    // Copies live in this pass only; there are fewer than the parent's nodes (each holds at least two
-    // children, so they are outnumbered by the original nodes left as leaves).
-    if (s.copyOf.size() < tree.nodes.size() + s.order.size())
-        s.copyOf.resize(tree.nodes.size() + s.order.size(), kInvalidIndex);
+    // Copies live in this pass only. Each holds at least two nodes that were children of the cap's
+    // nodes or other copies, so there are fewer copies than such children.
+    if (s.copyOf.size() < tree.nodes.size() + capChildren)
+        s.copyOf.resize(tree.nodes.size() + capChildren, kInvalidIndex);
     s.topLevel.assign(1, root);
-    for (auto it = s.order.rbegin(); it != s.order.rend(); ++it)
+    for (auto it = s.cap.rbegin(); it != s.cap.rend(); ++it)
     {
         const Index v = *it;
         const Index first = node(v).firstChild;
-        if (first == kInvalidIndex)
-            continue;
         const FragmentId own = fragmentOf(v);
-        bool same = true;
-        for (Index c = node(first).nextSibling; c != kInvalidIndex && same; c = node(c).nextSibling)
-            same = fragmentOf(c) == own;
-        if (same)
-        {
-            SHATTER_ASSERT(fragmentOf(first) == own, "a node's own copy lies in its subtree");
-            continue;
-        }
-
+        SHATTER_ASSERT(first != kInvalidIndex && fragmentOf(first) == own,
+                       "a node spanning several fragments has its own copy first");
         ++report.splittingNodes;
         // The children, detached, with their fragments, in raw arrays (a node has few children, and
         // push_back would reload the vectors' ends after every store).
@@ -200,6 +193,7 @@ void ForestEditor::restructure(Index n, Index targetPoint)
 // node that lost or gained a child and on their new ancestors.
 void ForestEditor::splitSca(Index /*root*/, FragmentId firstNew, ForestUpdateReport& report)
 {
+    // s.order: the parent's tree, breadth first (applyChecked collected it).
     const std::vector<FragmentId>& tag = forest.pointTag;
     s.children.clear();
     const Index dirty = s.epoch;

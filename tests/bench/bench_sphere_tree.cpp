@@ -213,7 +213,7 @@ void BM_ForestUpdate(benchmark::State& state)
         seconds += std::chrono::duration<double>(Clock::now() - start).count();
     }
     state.counters["fragments"] = double(p.result.fragments.size());
-    state.counters["subtree_nodes"] = report.subtreeNodes;
+    state.counters["parent_points"] = report.parentPoints;
     state.counters["inserted_points"] = report.insertedPoints;
     state.counters["copies"] = report.copies;
     state.counters["splitting_nodes"] = report.splittingNodes;

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 namespace shatter
 {
@@ -35,6 +36,28 @@ std::vector<std::pair<Index, Real>> snapshot(const SphereForest& forest, Fragmen
             queue.push_back(c);
     }
     return out;
+}
+
+/// Brute force: the nodes of fragment f's tree in `before` whose subtree holds points that `after`
+/// tags with different fragments (the splitting nodes of TVCG §6.2).
+Index nodesSpanningFragments(const SphereForest& before, FragmentId f, const SphereForest& after)
+{
+    const SphereTree& tree = before.tree();
+    std::vector<Index> order{before.root(f)};
+    for (std::size_t i = 0; i < order.size(); ++i)
+        for (const Index c : tree.children(order[i]))
+            order.push_back(c);
+    std::vector<std::set<FragmentId>> fragments(tree.nodeCount());
+    Index spanning = 0;
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+    {
+        std::set<FragmentId>& here = fragments[*it];
+        here.insert(after.pointFragment(tree.nodes[*it].point));
+        for (const Index c : tree.children(*it))
+            here.insert(fragments[c].begin(), fragments[c].end());
+        spanning += here.size() > 1;
+    }
+    return spanning;
 }
 
 /// Everything checkSphereForest cannot know: the forest agrees with the fixture's partition.
@@ -135,10 +158,19 @@ TEST_P(TenFractures, EveryTreeStaysValidAndOwnsExactlyItsFragment)
         for (FragmentId f = 0; f < forest.fragmentCount(); ++f)
             if (forest.alive(f) && f != r.parent)
                 others[f] = snapshot(forest, f);
-        const std::size_t parentTree = snapshot(forest, r.parent).size();
+        std::set<Index> parentPointSet;
+        for (const auto& [point, radius] : snapshot(forest, r.parent))
+            parentPointSet.insert(point);
+        const std::size_t parentPoints = parentPointSet.size();
+        const SphereForest before = forest;
         ForestUpdateReport report;
         forest.apply(r, asset->tetMesh, scenario.method, &report);
-        EXPECT_EQ(report.subtreeNodes, parentTree);
+        EXPECT_EQ(report.parentPoints, parentPoints);
+        if (scenario.method == RestructureMethod::Tvcg2013)
+        {
+            EXPECT_EQ(report.splittingNodes, nodesSpanningFragments(before, r.parent, forest))
+                << "event " << e;
+        }
         EXPECT_EQ(report.insertedPoints, 2 * r.cutEdges.size());
         for (const auto& [f, content] : others)
             ASSERT_EQ(snapshot(forest, f), content) << "event " << e << " changed fragment " << f;

@@ -42,8 +42,8 @@ struct CrackPoint
 /// What one SphereForest::apply did (for tests, benchmarks and logs).
 struct ForestUpdateReport
 {
-    Index subtreeNodes = 0;   ///< nodes of the parent's tree (the work is proportional to this)
-    Index splittingNodes = 0; ///< Tvcg2013: nodes whose children ended up in different fragments
+    Index parentPoints = 0;   ///< points of the parent's tree (what a rebuild would have to order)
+    Index splittingNodes = 0; ///< Tvcg2013: nodes whose subtree spans several fragments (all that it visits)
     Index copies = 0;         ///< Tvcg2013: nodes created by replicating splitting nodes
     Index removed = 0;        ///< Tvcg2013: single-child nodes spliced out (and put on the free list)
     Index reparented = 0;     ///< Sca2012: nodes hung under another ancestor
@@ -102,7 +102,10 @@ public:
     /// RestructureMethod): tags its points, splits it into one tree per new fragment, inserts two new
     /// crack points per cut edge, updates radii along the changed paths. `mesh` is the asset's tet mesh
     /// (positions for crack points, tets for the records, connectivity). Work is proportional to the
-    /// parent's tree. Throws shatter::Error (and changes nothing) if check() fails.
+    /// parent's points, the nodes whose subtree spans several new fragments (Tvcg2013; Sca2012 walks
+    /// the parent's whole tree) and the new points, plus one pass over the parent's tree the first time
+    /// a fragment other than the initial one breaks (its depth-first numbering, see
+    /// sphere_forest.cpp). Throws shatter::Error (and changes nothing) if check() fails.
     ///
     /// A crack point hangs under the endpoint of its edge on its own side; when neither endpoint is in
     /// its fragment (an edge crossed several times by a Voronoi crack), under the closest node of its
@@ -155,16 +158,30 @@ private:
         Real distance; // from the node's centre to the search point
         Real key;      // the bound that orders the search
     };
+    // A range of depth-first point positions (sphere_forest_edit.h, number()).
+    struct Span
+    {
+        Index begin = 0;
+        Index end = 0;
+    };
     // Update scratch (sphere_forest_edit.h), reused from event to event; indexed by point or node and
     // valid where the matching stamp equals `epoch`, so it is never cleared.
     struct Scratch
     {
         Index epoch = 0;
+        // The depth-first numbering of one fragment's tree (kNoFragment: none): per node, the positions
+        // of the points first met in its subtree; per position, its point. Made for the initial tree
+        // at construction and for any other fragment's tree when it breaks.
+        FragmentId numbered = kNoFragment;
+        std::vector<Span> spans;                // per node of the numbered tree
+        std::vector<Index> positionPoint;       // per position
+        std::vector<Index> tagChanges;          // per position: tag changes among positions [0, i]
+        std::vector<Index> cap;                 // Tvcg2013: the nodes whose subtree spans several fragments
         std::vector<Index> pointStamp;          // per point: labelled in this event
         std::vector<FragmentId> newTag;         // per point: its tag after this event
         std::vector<Index> nodeStamp;           // per node: dirty in this event (Sca2012)
         std::vector<Index> originalParent;      // per node (Sca2012)
-        std::vector<Index> order;               // the parent's tree, breadth first
+        std::vector<Index> order;               // Sca2012: the parent's tree, breadth first
         std::vector<Index> crackPointsOfParent; // its crack points, classified by check()
         std::vector<Index> tetStamp, tetRecord; // per tet: its record in this event's result
         std::vector<Index> children, topLevel, branch, newRoots;
