@@ -1,7 +1,7 @@
 // shatter_run: runs a scene headless and writes its per-step statistics (DESIGN.md §6).
 //   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
 //               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
-//               [--restructure 2013|2012] [--seed S] [--no-fracture] [--list]
+//               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--list]
 // SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json). Errors (bad flags,
 // unreadable or invalid scene files, failing assets) print one line and exit with a non-zero status.
 #include "progress_bar.h"
@@ -62,9 +62,12 @@ int run(int argc, char** argv)
                                              shatter::ContactMode::FixedBudget},
                                             &contactsName),
                                     CLI::ignore_case));
-    app.add_option("--restructure", options.restructure, "Sphere-tree restructuring: 2013 or 2012")
-        ->transform(CLI::CheckedTransformer(choices(
-            {shatter::RestructureMethod::Tvcg2013, shatter::RestructureMethod::Sca2012}, &restructureName)));
+    app.add_option("--restructure", options.restructure,
+                   "Sphere-tree update at fracture: 2013, 2012 or rebuild (fresh trees)")
+        ->transform(CLI::CheckedTransformer(
+            choices({shatter::RestructureMethod::Tvcg2013, shatter::RestructureMethod::Sca2012,
+                     shatter::RestructureMethod::Rebuild},
+                    &restructureName)));
     app.add_option("--seed", options.seed, "Seed of the fracture patterns");
     app.add_flag("--no-fracture", noFracture, "Nothing breaks");
     app.add_option("--asset-cache", cacheDir,

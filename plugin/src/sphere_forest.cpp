@@ -61,6 +61,7 @@
 #include "shatter/asset.h"
 #include "shatter/crack_geometry.h"
 
+#include <numeric>
 #include <string>
 
 namespace shatter
@@ -83,69 +84,6 @@ std::string str(std::uint64_t v)
     return std::to_string(v);
 }
 
-/// True if the subtree of v holds nothing but copies of v's point (a leaf's own-copy tail).
-bool ownCopiesOnly(const SphereTree& tree, Index v)
-{
-    for (;; v = tree.nodes[v].firstChild)
-    {
-        const SphereNode& node = tree.nodes[v];
-        if (node.firstChild == kInvalidIndex)
-            return true;
-        if (node.childCount != 1 || tree.nodes[node.firstChild].point != node.point)
-            return false;
-    }
-}
-
-/// The initial tree in the forest's layout: breadth first with the children of a node stored together
-/// (in their max-distance order), and a node whose subtree is only copies of its own point stored as
-/// a leaf. buildSphereTree repeats every point on all levels below its first one, so such tails are
-/// about a third of its nodes; they carry no sphere (radius 0, same centre), Algorithm 1 never enters
-/// them (a radius-0 node is only descended into when its point is a contact, whose copies add
-/// nothing), and Fig. 8 never inserts below them (it needs a radius larger than the distance), but
-/// every update would walk them. The split (§6.2) removes single-child nodes the same way.
-SphereTree compactTree(const SphereTree& in)
-{
-    SphereTree out;
-    out.points = in.points;
-    out.pointNode.assign(in.points.size(), kInvalidIndex);
-    out.roots.assign(1, 0);
-    out.nodes.reserve(in.nodes.size());
-    std::vector<Index> source; // per node of `out`: its node in `in`
-    source.reserve(in.nodes.size());
-    auto copy = [&](Index v, Index parent)
-    {
-        SphereNode node;
-        node.point = in.nodes[v].point;
-        node.level = in.nodes[v].level;
-        node.radius = in.nodes[v].radius;
-        node.parent = parent;
-        out.nodes.push_back(node);
-        source.push_back(v);
-        return Index(out.nodes.size() - 1);
-    };
-    copy(in.roots[0], kInvalidIndex);
-    for (Index i = 0; i < out.nodeCount(); ++i)
-    {
-        const Index v = source[i];
-        if (out.pointNode[out.nodes[i].point] == kInvalidIndex) // breadth first meets the highest copy first
-            out.pointNode[out.nodes[i].point] = i;
-        if (ownCopiesOnly(in, v))
-        {
-            out.nodes[i].radius = 0;
-            continue;
-        }
-        Index previous = kInvalidIndex;
-        for (const Index c : in.children(v))
-        {
-            const Index w = copy(c, i);
-            (previous == kInvalidIndex ? out.nodes[i].firstChild : out.nodes[previous].nextSibling) = w;
-            ++out.nodes[i].childCount;
-            previous = w;
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 SphereForest::SphereForest(const SphereTree& initial)
@@ -154,8 +92,14 @@ SphereForest::SphereForest(const SphereTree& initial)
         initial.pointNode.size() != initial.points.size())
         throw Error("SphereForest", "needs a single non-empty sphere tree (got " + str(initial.roots.size()) +
                                         " roots over " + str(initial.pointCount()) + " points)");
-    data = compactTree(initial);
-    tetNodes = data.pointCount();
+    // The same spheres, laid out breadth first with the own-copy tails dropped (install()).
+    tetNodes = initial.pointCount();
+    data.points = initial.points;
+    data.pointNode.assign(tetNodes, kInvalidIndex);
+    data.nodes.reserve(initial.nodes.size());
+    std::vector<Index> identity(tetNodes);
+    std::iota(identity.begin(), identity.end(), Index(0));
+    data.roots.assign(1, ForestEditor(*this).install(initial, identity));
     pointTag.assign(tetNodes, 0);
     fragmentRoot.assign(1, data.roots[0]);
     fragmentLive.assign(1, 1);
@@ -356,7 +300,8 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     s.newRoots.assign(count, kInvalidIndex);
     // What the split reads, with a bound on the nodes it may add: Tvcg2013 visits only the nodes
     // whose subtree spans several fragments (copies hold two or more of those nodes' children each,
-    // so they are fewer than the children), Sca2012 the whole tree (it may give leaves own copies).
+    // so they are fewer than the children), Sca2012 the whole tree (it may give leaves own copies),
+    // Rebuild the whole tree too, to free it.
     std::size_t splitNodes = 0;
     if (top != kInvalidIndex)
     {
@@ -365,7 +310,7 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         else
         {
             editor.collectBreadthFirst(top, s.order);
-            splitNodes = s.order.size();
+            splitNodes = method == RestructureMethod::Sca2012 ? s.order.size() : 0;
         }
     }
     s.numbered = kNoFragment; // the parent's tree is about to change
@@ -379,8 +324,10 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     {
         if (method == RestructureMethod::Tvcg2013)
             editor.splitTvcg(top, firstNew, local, splitNodes);
-        else
+        else if (method == RestructureMethod::Sca2012)
             editor.splitSca(top, firstNew, local);
+        else
+            editor.releaseTree(s.order);
     }
     for (FragmentId i = 0; i < count; ++i)
         fragmentRoot[firstNew + i] = s.newRoots[i];
@@ -418,6 +365,8 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
             e.node0 < e.node1 ? CrackPoint{e.node0, e.node1, e.t} : CrackPoint{e.node1, e.node0, 1 - e.t};
         crackPoints[a - tetNodes] = where;
         crackPoints[a + 1 - tetNodes] = where;
+        if (method == RestructureMethod::Rebuild)
+            continue;
         auto anchor = [&](Index point, Index own, Index other)
         {
             const FragmentId f = pointTag[point];
@@ -433,7 +382,10 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         s.anchors[2 * i] = anchor(a, e.node0, e.node1);
         s.anchors[2 * i + 1] = anchor(a + 1, e.node1, e.node0);
     }
-    insertCrackPoints(firstPoint, method, local);
+    if (method == RestructureMethod::Rebuild)
+        rebuildTrees(firstPoint, firstNew, count, local);
+    else
+        insertCrackPoints(firstPoint, method, local);
 
     data.roots.clear();
     for (FragmentId f = 0; f < fragmentCount(); ++f)

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace shatter
@@ -418,6 +419,24 @@ struct ForestEditor
                     s.cap.push_back(c);
             }
         return children;
+    }
+
+    /// Copies `built` (a buildSphereTree result over local points) into the forest as a new tree and
+    /// returns its root: local point i becomes forest point global[i], nodes are laid out breadth
+    /// first with a node's children side by side, and a node whose subtree is only copies of its own
+    /// point becomes a leaf (sphere_forest_rebuild.cpp says why). Every point's highest node becomes
+    /// its pointNode; those of `global` must be kInvalidIndex first.
+    Index install(const SphereTree& built, std::span<const Index> global);
+
+    /// Puts every node of `nodes` (a whole tree, links and all) on the free list, so that allocate()
+    /// hands them out again in the order listed.
+    void releaseTree(const std::vector<Index>& nodes)
+    {
+        for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+        {
+            tree.nodes[*it] = SphereNode{};
+            forest.freeNodes.push_back(*it);
+        }
     }
 
     // The two restructuring methods (sphere_forest_split.cpp). Both read the new tags from

@@ -130,9 +130,37 @@ struct Scenario
     RestructureMethod method;
 };
 
+const char* methodName(RestructureMethod method)
+{
+    switch (method)
+    {
+    case RestructureMethod::Tvcg2013:
+        return "Tvcg2013";
+    case RestructureMethod::Sca2012:
+        return "Sca2012";
+    case RestructureMethod::Rebuild:
+        return "Rebuild";
+    }
+    return "?";
+}
+
 void PrintTo(const Scenario& s, std::ostream* os)
 {
-    *os << s.mesh << (s.method == RestructureMethod::Tvcg2013 ? " Tvcg2013" : " Sca2012");
+    *os << s.mesh << " " << methodName(s.method);
+}
+
+/// A rebuilt tree is a max-distance tree (§5.1): its second point is the one farthest from its first,
+/// so the root's first child other than its own copy lies on the root's sphere.
+void expectMaxDistanceRoot(const SphereForest& forest, FragmentId f)
+{
+    const SphereTree& tree = forest.tree();
+    const SphereNode& root = tree.nodes[forest.root(f)];
+    if (root.firstChild == kInvalidIndex)
+        return;
+    const Index second = tree.nodes[root.firstChild].nextSibling;
+    ASSERT_NE(second, kInvalidIndex) << "fragment " << f;
+    EXPECT_NEAR((tree.center(second) - tree.center(forest.root(f))).norm(), root.radius, 1e-12)
+        << "fragment " << f;
 }
 
 class TenFractures : public testing::TestWithParam<Scenario>
@@ -174,6 +202,10 @@ TEST_P(TenFractures, EveryTreeStaysValidAndOwnsExactlyItsFragment)
         EXPECT_EQ(report.insertedPoints, 2 * r.cutEdges.size());
         for (const auto& [f, content] : others)
             ASSERT_EQ(snapshot(forest, f), content) << "event " << e << " changed fragment " << f;
+        if (scenario.method == RestructureMethod::Rebuild)
+            for (const FragmentId f : r.fragments)
+                if (forest.root(f) != kInvalidIndex)
+                    expectMaxDistanceRoot(forest, f);
         inserted += report.insertedPoints;
         copies += report.copies;
         removed += report.removed;
@@ -189,13 +221,16 @@ TEST_P(TenFractures, EveryTreeStaysValidAndOwnsExactlyItsFragment)
         EXPECT_GT(removed, 0u);
         EXPECT_EQ(reparented, 0u);
     }
-    else
+    else if (scenario.method == RestructureMethod::Sca2012)
     {
         EXPECT_GT(reparented, 0u);
         EXPECT_EQ(copies + removed, 0u);
     }
-    std::cout << "[ forest   ] " << scenario.mesh
-              << (scenario.method == RestructureMethod::Tvcg2013 ? " TVCG" : " SCA") << ": "
+    else
+    {
+        EXPECT_EQ(copies + removed + reparented, 0u);
+    }
+    std::cout << "[ forest   ] " << scenario.mesh << " " << methodName(scenario.method) << ": "
               << forest.tree().roots.size() << " live trees, " << forest.pointCount() << " points ("
               << inserted << " crack points), " << forest.nodeCount() << " nodes (" << forest.freeNodeCount()
               << " free), copies " << copies << ", removed " << removed << ", re-parented " << reparented
@@ -205,14 +240,15 @@ TEST_P(TenFractures, EveryTreeStaysValidAndOwnsExactlyItsFragment)
 INSTANTIATE_TEST_SUITE_P(Meshes, TenFractures,
                          testing::Values(Scenario{"piggy_bank.obj", RestructureMethod::Tvcg2013},
                                          Scenario{"piggy_bank.obj", RestructureMethod::Sca2012},
+                                         Scenario{"piggy_bank.obj", RestructureMethod::Rebuild},
                                          Scenario{"plate.obj", RestructureMethod::Tvcg2013},
-                                         Scenario{"plate.obj", RestructureMethod::Sca2012}),
+                                         Scenario{"plate.obj", RestructureMethod::Sca2012},
+                                         Scenario{"plate.obj", RestructureMethod::Rebuild}),
                          [](const testing::TestParamInfo<Scenario>& info)
                          {
                              std::string name = info.param.mesh;
                              name = name.substr(0, name.find('.'));
-                             return name + (info.param.method == RestructureMethod::Tvcg2013 ? "_Tvcg2013"
-                                                                                             : "_Sca2012");
+                             return name + "_" + methodName(info.param.method);
                          });
 
 std::shared_ptr<const Asset> smallBall()
@@ -339,7 +375,8 @@ TEST(SphereForest, NewPointsHangUnderTheirEdgeEndpoint)
 TEST(SphereForest, CrackPointsAwayFromTheirFragmentsNodesStillGetValidTrees)
 {
     const std::shared_ptr<const Asset> asset = test::cachedMeshAsset("plate.obj");
-    for (const RestructureMethod method : {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012})
+    for (const RestructureMethod method :
+         {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012, RestructureMethod::Rebuild})
     {
         AnalyticFracture fixture(asset->tetMesh, asset->surface);
         const Vec3 c = asset->surface.bounds().center();
@@ -367,7 +404,10 @@ TEST(SphereForest, CrackPointsAwayFromTheirFragmentsNodesStillGetValidTrees)
         ForestUpdateReport report;
         forest.apply(r, asset->tetMesh, method, &report);
         ASSERT_EQ(checkSphereForest(forest), "");
-        EXPECT_GE(report.nearestParents, crossedTwice);
+        if (method != RestructureMethod::Rebuild) // a rebuild needs no anchors
+        {
+            EXPECT_GE(report.nearestParents, crossedTwice);
+        }
         ASSERT_TRUE(forest.alive(nodeless));
         ASSERT_NE(forest.root(nodeless), kInvalidIndex);
         std::vector<int> seen(forest.pointCount(), 0);
@@ -389,7 +429,8 @@ TEST(SphereForest, UpdatesAreDeterministic)
     AnalyticFracture fixture(asset->tetMesh, asset->surface);
     std::mt19937_64 rng(7);
     const std::vector<FractureResult> events = fractureTenTimes(fixture, *asset, rng);
-    for (const RestructureMethod method : {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012})
+    for (const RestructureMethod method :
+         {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012, RestructureMethod::Rebuild})
     {
         SphereForest a(*asset), b(*asset);
         for (const FractureResult& r : events)

@@ -178,7 +178,7 @@ TEST(RunOptionNames, RoundTrip)
         EXPECT_EQ(parseCollision(collisionName(k)), k);
     for (auto m : {ContactMode::Adaptive, ContactMode::Full, ContactMode::FixedBudget})
         EXPECT_EQ(parseContacts(contactsName(m)), m);
-    for (auto r : {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012})
+    for (auto r : {RestructureMethod::Tvcg2013, RestructureMethod::Sca2012, RestructureMethod::Rebuild})
         EXPECT_EQ(parseRestructure(restructureName(r)), r);
     EXPECT_FALSE(parseCollision("bvh"));
 }

@@ -172,13 +172,13 @@ void collisionSection(Simulation& sim)
     ImGui::RadioButton("fixed 8", &mode, int(ContactMode::FixedBudget));
     o.contacts = ContactMode(mode);
     int restructure = int(o.restructure);
-    ImGui::Text("Sphere-tree restructuring (TVCG §6)");
+    ImGui::Text("Sphere trees at fracture (TVCG §6)");
     ImGui::RadioButton("2013", &restructure, int(RestructureMethod::Tvcg2013));
     ImGui::SameLine();
     ImGui::RadioButton("2012", &restructure, int(RestructureMethod::Sca2012));
+    ImGui::SameLine();
+    ImGui::RadioButton("rebuild", &restructure, int(RestructureMethod::Rebuild));
     o.restructure = RestructureMethod(restructure);
-    if (o.restructure == RestructureMethod::Sca2012)
-        ImGui::TextColored(kMutedColor, "(FractureSystem has no 2012 setting yet: a restart reports it)");
     ImGui::SetNextItemWidth(180);
     if (ImGui::SliderFloat("ε / radius", &sim.toleranceFraction, 0.0002f, 0.02f, "%.4f",
                            ImGuiSliderFlags_Logarithmic))

@@ -20,9 +20,10 @@ constexpr std::array<std::pair<std::string_view, ContactMode>, 3> kContacts = {{
     {"full", ContactMode::Full},
     {"fixed8", ContactMode::FixedBudget},
 }};
-constexpr std::array<std::pair<std::string_view, RestructureMethod>, 2> kRestructure = {{
+constexpr std::array<std::pair<std::string_view, RestructureMethod>, 3> kRestructure = {{
     {"2013", RestructureMethod::Tvcg2013},
     {"2012", RestructureMethod::Sca2012},
+    {"rebuild", RestructureMethod::Rebuild},
 }};
 
 template <typename Table, typename Value>

@@ -29,6 +29,10 @@ enum class RestructureMethod : std::uint8_t
     /// SCA'12 §5.2: hang each node whose parent changed fragment under its closest ancestor of its own
     /// fragment, insert new points under the highest instance of their edge point. For comparison.
     Sca2012,
+    /// No update: every new fragment gets a fresh tree over its points, built as the asset's was
+    /// (§5.1), in place of the parent's. The "full recomputation" of TVCG §7.3 and Fig. 15, for
+    /// comparing both update cost and culling.
+    Rebuild,
 };
 
 /// A point added on a crack (TVCG §6.3): it lies on tet edge (node0, node1) at (1 − t)·p0 + t·p1.
@@ -142,6 +146,10 @@ private:
     /// Grows the radii of `node` and its ancestors to reach the crack points firstPoint + k, k in
     /// `group` (nothing for kInvalidIndex).
     void growRadiiFrom(Index node, Index firstPoint, std::span<const Index> group);
+    /// RestructureMethod::Rebuild, once the parent's tree is freed and the crack points
+    /// [firstPoint, pointCount()) are in place: a fresh tree for each new fragment over its points
+    /// (sphere_forest_rebuild.cpp).
+    void rebuildTrees(Index firstPoint, FragmentId firstNew, FragmentId count, ForestUpdateReport& report);
 
     SphereTree data;
     std::vector<FragmentId> pointTag; // per point
@@ -193,7 +201,10 @@ private:
         std::vector<Index> anchors;        // per new crack point: its anchor (or kInvalidIndex)
         std::vector<Index> anchorStart;    // per anchor candidate + 1: counting sort of new crack points
         std::vector<Index> insertOrder;    // the new crack points (minus firstPoint) grouped by anchor
-        const FractureResult* checked = nullptr; // the result check() accepted in this epoch
+        std::vector<std::pair<Index, Index>> installQueue; // install(): (built node, forest node)
+        std::vector<Index> fragmentStart, fragmentPoints;  // Rebuild: the points grouped by fragment
+        std::vector<Vec3> fragmentPositions;               // Rebuild: one fragment's points
+        const FractureResult* checked = nullptr;           // the result check() accepted in this epoch
     };
     Scratch scratch;
 };

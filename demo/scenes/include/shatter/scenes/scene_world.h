@@ -26,7 +26,7 @@ struct RunOptions
     fracture::FragmentShapeKind collision =
         fracture::FragmentShapeKind::Fracturable;                ///< shatter|gimpact|hull
     ContactMode contacts = ContactMode::Adaptive;                ///< adaptive|full|fixed8
-    RestructureMethod restructure = RestructureMethod::Tvcg2013; ///< 2013|2012
+    RestructureMethod restructure = RestructureMethod::Tvcg2013; ///< 2013|2012|rebuild
     std::uint64_t seed = 1;
     bool fracture = true; ///< false: nothing breaks
     /// Where built assets are cached (empty: $SHATTER_ASSET_CACHE, else the build tree's scene_assets/).
