@@ -47,7 +47,8 @@ struct CrackPoint
 struct ForestUpdateReport
 {
     Index parentPoints = 0;   ///< points of the parent's tree (what a rebuild would have to order)
-    Index splittingNodes = 0; ///< Tvcg2013: nodes whose subtree spans several fragments (all that it visits)
+    Index splittingNodes = 0; ///< Tvcg2013: nodes whose subtree spans several fragments (the split
+                              ///< visits these and their children, no other node of the parent's tree)
     Index copies = 0;         ///< Tvcg2013: nodes created by replicating splitting nodes
     Index removed = 0;        ///< Tvcg2013: single-child nodes spliced out (and put on the free list)
     Index reparented = 0;     ///< Sca2012: nodes hung under another ancestor
