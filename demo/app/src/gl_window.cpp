@@ -125,8 +125,12 @@ void applyUiStyle(float scale)
 {
     ImGuiIO& io = ImGui::GetIO();
     const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+    // Latin-1 alone (ImGui's default) shows the panels' ε, α and γ as '?': add Greek, punctuation
+    // (— …), arrows and math operators (≥ −). ImGui keeps the pointer until the atlas is built.
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F,
+                                     0x2190, 0x21FF, 0x2200, 0x22FF, 0};
     if (std::filesystem::exists(font))
-        io.Fonts->AddFontFromFileTTF(font, 15.0f * scale);
+        io.Fonts->AddFontFromFileTTF(font, 15.0f * scale, nullptr, ranges);
 
     ImGui::StyleColorsDark();
     ImGuiStyle& style = ImGui::GetStyle();
