@@ -463,7 +463,9 @@ void SphereForest::insertGroup(Index anchor, std::span<const Index> group, Index
 // indices), so that a group's points walk one chain while it is in cache and get nodes side by side.
 // TVCG §6.3 ends with "we update sphere radii bottom-up": here once per group (or per run of groups
 // whose anchors are siblings), after its insertions, along the path above the anchor, growing each
-// ancestor to the group's farthest point from its centre. Exact, since the old radii were. Points of a
+// ancestor to the group's farthest point from its centre. Exact, since the old radii were. Node order is
+// the insertion order, and it matters as the paper's one-by-one insertions do: a walk above one group
+// can grow the chain below a later group's anchor, whose Fig. 8 level reads those radii. Points of a
 // fragment that has no tree yet (no tet node) come last, one at a time: the first becomes the root, each
 // later one hangs under the closest point inserted before it.
 void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method, ForestUpdateReport& report)

@@ -106,9 +106,7 @@ void SphereForest::rebuildTrees(Index firstPoint, FragmentId firstNew, FragmentI
             s.fragmentPositions.push_back(data.points[p]);
             data.pointNode[p] = kInvalidIndex;
         }
-        const std::vector<Index> order = orderByMaxDistance(s.fragmentPositions);
-        const SphereTree built = buildSphereTree(s.fragmentPositions, order);
-        fragmentRoot[firstNew + i] = editor.install(built, points);
+        fragmentRoot[firstNew + i] = editor.install(buildPointShell(s.fragmentPositions), points);
     }
 }
 

@@ -9,8 +9,8 @@
 //    Every round times one of each, back to back and each warm (after an untimed run of its own), so
 //    that both see the same minutes of a machine whose speed drifts: `update_speedup` = median
 //    rebuild time / median update time over the rounds.
-//    BM_OrderAndBuildFragmentTrees times the rebuild's core alone (orderByMaxDistance and
-//    buildSphereTree over each fragment's points).
+//    BM_OrderAndBuildFragmentTrees times the rebuild's core alone (buildPointShell, i.e.
+//    orderByMaxDistance and buildSphereTree, over each fragment's points).
 //  - Resolution (TVCG §7.2): the paper times the queries of a fracturing sphere's simulation at ~2.5K
 //    and ~10K surface triangles. Here the sphere is cut into octants that rest against each other and
 //    on the ground (sunk 1 % of its radius), and one run queries every octant against every other
@@ -20,7 +20,6 @@
 //    `touching_cost_ratio` is the same for the unbroken sphere barely touching the ground (sunk
 //    0.1 %), the worst case.
 // SHATTER_BENCH_SMOKE=1 (set by ctest) uses small spheres and fewer sites so the run takes seconds.
-#include "shatter/max_distance_order.h"
 #include "shatter/object_state.h"
 #include "shatter/sphere_tree_query.h"
 
@@ -168,12 +167,8 @@ void orderAndBuildAll(const SphereForest& after, const FractureResult& result)
     for (Index p = 0; p < after.pointCount(); ++p)
         points[after.pointFragment(p) - result.fragments.front()].push_back(after.tree().points[p]);
     for (const std::vector<Vec3>& fragment : points)
-    {
-        if (fragment.empty())
-            continue;
-        const std::vector<Index> order = orderByMaxDistance(fragment);
-        benchmark::DoNotOptimize(buildSphereTree(fragment, order).nodes.data());
-    }
+        if (!fragment.empty())
+            benchmark::DoNotOptimize(buildPointShell(fragment).nodes.data());
 }
 
 void BM_OrderAndBuildFragmentTrees(benchmark::State& state)
@@ -271,24 +266,6 @@ const PiggyPieces& piggyPieces()
     return p;
 }
 
-/// Every ordered pair of live fragments of `state`, each query with a fresh budget.
-QueryStats queryAllPairs(const ObjectState& state, QueryScratch& scratch, std::vector<Contact>& out)
-{
-    QueryStats total;
-    const Real tolerance = defaultContactTolerance(state.asset().radius());
-    for (FragmentId a = 0; a < state.fragmentCount(); ++a)
-        for (FragmentId b = 0; b < state.fragmentCount(); ++b)
-            if (a != b && state.alive(a) && state.alive(b))
-            {
-                const QueryStats s = queryOnce(state.sphereForest(), a, FragmentFieldView(state, b),
-                                               ContactMode::Adaptive, tolerance, scratch, out);
-                total.visitedNodes += s.visitedNodes;
-                total.contacts += s.contacts;
-                total.collidingPoints += s.collidingPoints;
-            }
-    return total;
-}
-
 void BM_QueriesAfterFracture(benchmark::State& state)
 {
     const PiggyPieces& p = piggyPieces();
@@ -299,10 +276,10 @@ void BM_QueriesAfterFracture(benchmark::State& state)
     for (auto _ : state)
     {
         Clock::time_point start = Clock::now();
-        r = queryAllPairs(p.rebuilt, scratch, out);
+        r = test::queryAllFragmentPairs(p.rebuilt, scratch, out);
         rebuilt.push_back(std::chrono::duration<double>(Clock::now() - start).count());
         start = Clock::now();
-        u = queryAllPairs(p.updated, scratch, out);
+        u = test::queryAllFragmentPairs(p.updated, scratch, out);
         updated.push_back(std::chrono::duration<double>(Clock::now() - start).count());
         state.SetIterationTime(updated.back());
     }

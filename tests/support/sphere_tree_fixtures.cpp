@@ -102,6 +102,28 @@ std::shared_ptr<const Asset> cachedMeshAsset(const std::string& file)
     return sharedAsset(std::filesystem::path(file).stem().string());
 }
 
+QueryStats queryAllFragmentPairs(const ObjectState& state, QueryScratch& scratch, std::vector<Contact>& out)
+{
+    const QueryOptions options{ContactMode::Adaptive, TraversalOrder::MaxDistance,
+                               defaultContactTolerance(state.asset().radius())};
+    QueryStats total;
+    for (FragmentId a = 0; a < state.fragmentCount(); ++a)
+        for (FragmentId b = 0; b < state.fragmentCount(); ++b)
+        {
+            if (a == b || !state.alive(a) || !state.alive(b))
+                continue;
+            QueryStats stats;
+            Index budget = kInitialContactBudget;
+            out.clear();
+            collide(state.sphereForest(), a, Eigen::Isometry3d::Identity(), FragmentFieldView(state, b),
+                    options, budget, scratch, out, &stats);
+            total.visitedNodes += stats.visitedNodes;
+            total.contacts += stats.contacts;
+            total.collidingPoints += stats.collidingPoints;
+        }
+    return total;
+}
+
 std::vector<Index> treePoints(const SphereForest& forest, FragmentId f)
 {
     std::vector<Index> nodes, points;

@@ -1,9 +1,11 @@
 // Test and benchmark helpers for the sphere forest and Algorithm 1: analytic fields (a ground plane, a
 // ball), the brute-force reference of a query, a 2D convex hull for contact coverage, a geodesic
-// sphere of any resolution, and cached assets of the procedural meshes.
+// sphere of any resolution, cached assets of the procedural meshes, and the queries between the pieces
+// of a broken object.
 #pragma once
 
 #include "shatter/asset.h"
+#include "shatter/object_state.h"
 #include "shatter/sphere_tree_query.h"
 
 #include <Eigen/Geometry>
@@ -76,6 +78,11 @@ TriMesh geodesicSphere(int frequency, Real radius);
 
 /// loadTestAsset(file) built once per process and shared (asset builds take seconds).
 std::shared_ptr<const Asset> cachedMeshAsset(const std::string& file);
+
+/// One adaptive query (fresh budget, default tolerance) of every ordered pair of live fragments of
+/// `state`, left in place so that pieces touch along their cracks, as in the step right after an
+/// event; returns the queries' summed visited nodes, contacts and colliding points.
+QueryStats queryAllFragmentPairs(const ObjectState& state, QueryScratch& scratch, std::vector<Contact>& out);
 
 /// Points of fragment f's tree, each once, in breadth-first order of their highest node.
 std::vector<Index> treePoints(const SphereForest& forest, FragmentId f);
