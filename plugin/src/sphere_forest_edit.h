@@ -19,8 +19,6 @@ namespace shatter
 
 struct ForestEditor
 {
-    using SearchEntry = SphereForest::SearchEntry;
-
     SphereForest& forest;
     SphereTree& tree;
     SphereForest::Scratch& s;
@@ -177,15 +175,15 @@ struct ForestEditor
         const Vec3 c = points[nodes[v].point];
         const Index point = nodes[v].point;
         Real best = 0;
-        SearchStack stack(s.search);
-        stack.push({v, 0, std::numeric_limits<Real>::infinity()});
+        SearchStack stack(s);
+        stack.push(v, std::numeric_limits<Real>::infinity());
         while (!stack.empty() && best < bound)
         {
-            const SearchEntry e = stack.pop();
-            if (e.key <= best)
+            Index u;
+            if (stack.pop(u) <= best)
                 continue; // the best grew since it was pushed
             const std::size_t begin = stack.size();
-            for (Index w = nodes[e.node].firstChild; w != kInvalidIndex; w = nodes[w].nextSibling)
+            for (Index w = nodes[u].firstChild; w != kInvalidIndex; w = nodes[w].nextSibling)
             {
                 const SphereNode& n = nodes[w];
                 if (n.point == point) // v's own copy: same centre, so its exact radius is the answer
@@ -199,8 +197,7 @@ struct ForestEditor
                 const Real reach = best - n.radius; // the subtree can only beat `best` beyond this
                 if (n.firstChild == kInvalidIndex || (reach > 0 && d2 <= reach * reach))
                     continue;
-                const Real d = std::sqrt(d2);
-                stack.pushSorted({w, d, d + n.radius}, begin, [](Real a, Real b) { return a > b; });
+                stack.pushSorted(w, std::sqrt(d2) + n.radius, begin, [](Real a, Real b) { return a > b; });
             }
         }
         return best;
@@ -219,64 +216,87 @@ struct ForestEditor
         const SphereNode* nodes = tree.nodes.data();
         Index best = kInvalidIndex;
         Real bestDistance = std::numeric_limits<Real>::infinity();
-        SearchStack stack(s.search);
+        SearchStack stack(s);
         if (includeTop)
         {
             best = top;
             bestDistance = std::sqrt(squaredDistance(center(top), target));
             if (nodes[top].firstChild != kInvalidIndex)
-                stack.push({top, bestDistance, bestDistance - nodes[top].radius});
+                stack.push(top, bestDistance - nodes[top].radius);
         }
         else
             pushNearer(stack, top, target, bestDistance, best);
         while (!stack.empty())
         {
-            const SearchEntry e = stack.pop(); // measured (and a candidate) when it was pushed
-            if (e.key < bestDistance && (targetPoint == kInvalidIndex || s.copyOf[e.node] != targetPoint))
-                pushNearer(stack, e.node, target, bestDistance, best);
+            Index u; // measured (and a candidate) when it was pushed
+            if (stack.pop(u) < bestDistance && (targetPoint == kInvalidIndex || s.copyOf[u] != targetPoint))
+                pushNearer(stack, u, target, bestDistance, best);
         }
         return best;
     }
 
-    /// The branch-and-bound stack over scratch.search, with the end kept in a register (a
-    /// std::vector's end would be reloaded after every store into its elements).
+    /// The branch-and-bound stack over scratch.searchKeys and searchNodes, with the end kept in a
+    /// register (a std::vector's end would be reloaded after every store into its elements). Keys and
+    /// nodes are separate arrays: an entry is often popped right after it was pushed, and a load that
+    /// matches its store exactly is forwarded from the store buffer, where a struct's wider loads
+    /// would wait for the stores to retire.
     struct SearchStack
     {
-        std::vector<SearchEntry>& storage;
-        SearchEntry* data;
+        std::vector<Real>& keyStorage;
+        std::vector<Index>& nodeStorage;
+        Real* keys;
+        Index* nodes;
         std::size_t count = 0;
-        std::size_t capacity; // storage.size(), kept in a register too
+        std::size_t capacity; // keyStorage.size(), kept in a register too
 
-        explicit SearchStack(std::vector<SearchEntry>& v) : storage(v)
+        explicit SearchStack(SphereForest::Scratch& s) : keyStorage(s.searchKeys), nodeStorage(s.searchNodes)
         {
-            if (storage.size() < 64)
-                storage.resize(64);
-            data = storage.data();
-            capacity = storage.size();
+            if (keyStorage.size() < 64)
+            {
+                keyStorage.resize(64);
+                nodeStorage.resize(64);
+            }
+            keys = keyStorage.data();
+            nodes = nodeStorage.data();
+            capacity = keyStorage.size();
         }
         bool empty() const { return count == 0; }
         std::size_t size() const { return count; }
-        SearchEntry pop() { return data[--count]; }
-        void push(const SearchEntry& e)
+        /// Removes the last entry: its node goes to `node`, its key is returned.
+        Real pop(Index& node)
+        {
+            --count;
+            node = nodes[count];
+            return keys[count];
+        }
+        void push(Index node, Real key)
         {
             if (count == capacity)
             {
-                storage.resize(2 * count);
-                data = storage.data();
-                capacity = storage.size();
+                keyStorage.resize(2 * count);
+                nodeStorage.resize(2 * count);
+                keys = keyStorage.data();
+                nodes = nodeStorage.data();
+                capacity = keyStorage.size();
             }
-            data[count++] = e;
+            keys[count] = key;
+            nodes[count] = node;
+            ++count;
         }
-        /// Pushes e among the entries from `begin` on, kept sorted so that the one popped first is the
+        /// Pushes an entry among those from `begin` on, kept sorted so that the one popped first is the
         /// last in `before` order (insertion sort; stable: equal keys keep the push order).
         template <class Before>
-        void pushSorted(const SearchEntry& e, std::size_t begin, Before before)
+        void pushSorted(Index node, Real key, std::size_t begin, Before before)
         {
-            push(e);
+            push(node, key);
             std::size_t i = count - 1;
-            for (; i > begin && before(data[i - 1].key, e.key); --i)
-                data[i] = data[i - 1];
-            data[i] = e;
+            for (; i > begin && before(keys[i - 1], key); --i)
+            {
+                keys[i] = keys[i - 1];
+                nodes[i] = nodes[i - 1];
+            }
+            keys[i] = key;
+            nodes[i] = node;
         }
     };
 
@@ -303,7 +323,7 @@ struct ForestEditor
                 best = w;
             }
             if (n.firstChild != kInvalidIndex)
-                stack.pushSorted({w, d, d - n.radius}, begin, [](Real a, Real b) { return a < b; });
+                stack.pushSorted(w, d - n.radius, begin, [](Real a, Real b) { return a < b; });
         }
     }
 

@@ -160,13 +160,6 @@ private:
     std::vector<Index> freeNodes;
     Index tetNodes = 0;
 
-    // One entry of the update's branch-and-bound searches.
-    struct SearchEntry
-    {
-        Index node;
-        Real distance; // from the node's centre to the search point
-        Real key;      // the bound that orders the search
-    };
     // A range of depth-first point positions (sphere_forest_edit.h, number()).
     struct Span
     {
@@ -195,7 +188,8 @@ private:
         std::vector<Index> tetStamp, tetRecord; // per tet: its record in this event's result
         std::vector<Index> children, topLevel, branch, newRoots;
         std::vector<FragmentId> childTags; // per entry of children
-        std::vector<SearchEntry> search;   // branch-and-bound stack
+        std::vector<Real> searchKeys;      // branch-and-bound stack: the bound that orders an entry
+        std::vector<Index> searchNodes;    // and its node
         std::vector<Index> tail;           // per node: the last child appended to it
         std::vector<Index> copyOf;         // per node: for a copy made in this event, its original's point
         std::vector<Index> copies;         // the copies made in this event
