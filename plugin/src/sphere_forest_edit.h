@@ -167,7 +167,6 @@ struct ForestEditor
     /// met is a point below v, so it raises the best at once. Needs exact (or conservative) radii
     /// below v; the own copy's radius is used as is (same centre). `bound`, if given, is known not to
     /// be exceeded (the old radius of a node that only lost descendants): reaching it ends the search.
-    /// Distances stay squared until a node is pushed or raises the best.
     Real exactRadius(Index v, Real bound = std::numeric_limits<Real>::infinity())
     {
         const SphereNode* nodes = tree.nodes.data();
@@ -191,13 +190,13 @@ struct ForestEditor
                     best = std::max(best, n.radius);
                     continue;
                 }
-                const Real d2 = squaredDistance(points[n.point], c);
-                if (d2 > best * best)
-                    best = std::sqrt(d2);
-                const Real reach = best - n.radius; // the subtree can only beat `best` beyond this
-                if (n.firstChild == kInvalidIndex || (reach > 0 && d2 <= reach * reach))
-                    continue;
-                stack.pushSorted(w, std::sqrt(d2) + n.radius, begin, [](Real a, Real b) { return a > b; });
+                // Every centre raises the best at once; computed without a branch, which the
+                // scattered distances would mispredict.
+                const Real d = std::sqrt(squaredDistance(points[n.point], c));
+                best = std::max(best, d);
+                if (n.firstChild == kInvalidIndex || d + n.radius <= best)
+                    continue; // a leaf, or a subtree that cannot beat the best
+                stack.pushSorted(w, d + n.radius, begin, [](Real a, Real b) { return a > b; });
             }
         }
         return best;
@@ -312,18 +311,15 @@ struct ForestEditor
         for (Index w = nodes[u].firstChild; w != kInvalidIndex; w = nodes[w].nextSibling)
         {
             const SphereNode& n = nodes[w];
-            const Real d2 = squaredDistance(points[n.point], x);
-            const Real reach = bestDistance + n.radius;
-            if (d2 >= reach * reach)
-                continue; // d − r ≥ bestDistance: it could neither win nor be expanded when popped
-            const Real d = std::sqrt(d2);
-            if (d < bestDistance)
-            {
-                bestDistance = d;
-                best = w;
-            }
-            if (n.firstChild != kInvalidIndex)
-                stack.pushSorted(w, d - n.radius, begin, [](Real a, Real b) { return a < b; });
+            // Without branches on the scattered distances, which would be mispredicted: the
+            // candidate update is a pair of selects.
+            const Real d = std::sqrt(squaredDistance(points[n.point], x));
+            const bool closer = d < bestDistance;
+            best = closer ? w : best;
+            bestDistance = closer ? d : bestDistance;
+            if (n.firstChild == kInvalidIndex || d - n.radius >= bestDistance)
+                continue; // it could not hold a closer point when popped
+            stack.pushSorted(w, d - n.radius, begin, [](Real a, Real b) { return a < b; });
         }
     }
 
