@@ -64,7 +64,6 @@
 #include "shatter/asset.h"
 #include "shatter/crack_geometry.h"
 
-#include <numeric>
 #include <string>
 
 namespace shatter
@@ -100,9 +99,7 @@ SphereForest::SphereForest(const SphereTree& initial)
     data.points = initial.points;
     data.pointNode.assign(tetNodes, kInvalidIndex);
     data.nodes.reserve(initial.nodes.size());
-    std::vector<Index> identity(tetNodes);
-    std::iota(identity.begin(), identity.end(), Index(0));
-    data.roots.assign(1, ForestEditor(*this).install(initial, identity));
+    data.roots.assign(1, ForestEditor(*this).install(initial, {})); // the forest's points are the tree's
     pointTag.assign(tetNodes, 0);
     fragmentRoot.assign(1, data.roots[0]);
     fragmentLive.assign(1, 1);

@@ -438,7 +438,8 @@ struct ForestEditor
     }
 
     /// Copies `built` (a buildSphereTree result over local points) into the forest as a new tree and
-    /// returns its root: local point i becomes forest point global[i], nodes are laid out breadth
+    /// returns its root: local point i becomes forest point global[i] (or i, if `global` is empty:
+    /// the asset's tree, whose points are the forest's first ones), nodes are laid out breadth
     /// first with a node's children side by side, and a node whose subtree is only copies of its own
     /// point becomes a leaf (sphere_forest_rebuild.cpp says why). Every point's highest node becomes
     /// its pointNode; those of `global` must be kInvalidIndex first.

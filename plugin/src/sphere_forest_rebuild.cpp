@@ -33,13 +33,13 @@ bool ownCopiesOnly(const SphereTree& tree, Index v)
 // update would walk them. The split (§6.2) removes single-child nodes the same way.
 Index ForestEditor::install(const SphereTree& built, std::span<const Index> global)
 {
-    SHATTER_ASSERT(built.roots.size() == 1 && global.size() == built.points.size());
+    SHATTER_ASSERT(built.roots.size() == 1 && (global.empty() || global.size() == built.points.size()));
     auto& queue = s.installQueue;
     queue.clear();
     auto copy = [&](Index v, Index parent)
     {
         const SphereNode& source = built.nodes[v];
-        const Index point = global[source.point];
+        const Index point = global.empty() ? source.point : global[source.point];
         const Index w = allocate(point, source.level);
         node(w).radius = source.radius;
         node(w).parent = parent;

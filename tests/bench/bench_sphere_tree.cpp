@@ -228,7 +228,8 @@ void BM_ForestUpdate(benchmark::State& state)
 // The reported time is the update's (manual time). A round costs four applies, so the rounds are
 // counted rather than timed. 200 rounds (about 9 s per method) let the medians ride out the host's
 // bursts of contention, which last seconds and slow the 1 ms update more than the 20 ms rebuild:
-// with 60 rounds, single runs of update_speedup ranged from 17 to 22; with 200, from 21.4 to 21.9.
+// with 60 rounds, single runs of update_speedup ranged from 17 to 22; with 200, from 21.2 to 22.1
+// (12 runs).
 BENCHMARK(BM_ForestUpdate)
     ->Arg(int(RestructureMethod::Tvcg2013))
     ->Arg(int(RestructureMethod::Sca2012))
