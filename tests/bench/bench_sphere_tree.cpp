@@ -226,10 +226,10 @@ void BM_ForestUpdate(benchmark::State& state)
     state.counters["update_speedup"] = median(rebuild) / median(update);
 }
 // The reported time is the update's (manual time). A round costs four applies, so the rounds are
-// counted rather than timed. 200 rounds (about 9 s per method) let the medians ride out the host's
-// bursts of contention, which last seconds and slow the 1 ms update more than the 20 ms rebuild:
-// with 60 rounds, single runs of update_speedup ranged from 17 to 22; with 200, from 21.2 to 22.1
-// (12 runs).
+// counted rather than timed. 200 rounds (about 9 s per method) ride out the host's short bursts of
+// contention, which slow the 1 ms update more than the 20 ms rebuild; they cannot ride out its slow
+// phases, which last minutes. Measured: 60 rounds gave single runs from 17 to 22; 200 rounds gave 21.2
+// to 22.1 in a quiet hour (12 runs) and 17.4 to 21.4 in a slow one (8 runs).
 BENCHMARK(BM_ForestUpdate)
     ->Arg(int(RestructureMethod::Tvcg2013))
     ->Arg(int(RestructureMethod::Sca2012))
