@@ -198,14 +198,19 @@ void BM_ForestUpdate(benchmark::State& state)
     // repeats one operation): the other method's run in between would otherwise leave the second
     // method cold (measured: the 1 ms update takes about 15 % longer after a rebuild than after an
     // update).
+    // Seconds for one apply to `forest`, which the caller has reset to the unbroken forest.
+    auto timeApply = [&](RestructureMethod m, ForestUpdateReport* report)
+    {
+        const Clock::time_point start = Clock::now();
+        forest.apply(p.result, p.asset->tetMesh, m, report);
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    };
     auto timedApply = [&](RestructureMethod m, ForestUpdateReport* report)
     {
         forest = p.forest;
         forest.apply(p.result, p.asset->tetMesh, m);
         forest = p.forest;
-        const Clock::time_point start = Clock::now();
-        forest.apply(p.result, p.asset->tetMesh, m, report);
-        return std::chrono::duration<double>(Clock::now() - start).count();
+        return timeApply(m, report);
     };
     // The same apply with every cache emptied first, by sweeping a buffer twice the size of the
     // host's last-level cache (32 MiB here), as when a fracture event comes after a physics step
@@ -218,9 +223,7 @@ void BM_ForestUpdate(benchmark::State& state)
         for (std::size_t i = 0; i < sweep.size(); i += 64)
             ++sweep[i];
         benchmark::ClobberMemory();
-        const Clock::time_point start = Clock::now();
-        forest.apply(p.result, p.asset->tetMesh, m);
-        return std::chrono::duration<double>(Clock::now() - start).count();
+        return timeApply(m, nullptr);
     };
     std::vector<double> update, rebuild, updateCold, rebuildCold;
     ForestUpdateReport report;
@@ -250,10 +253,10 @@ void BM_ForestUpdate(benchmark::State& state)
 // contention, which slow the 1 ms update more than the 20 ms rebuild; they cannot ride out its slow
 // phases, which last minutes. Measured: 60 rounds gave single runs from 17 to 22; 200 rounds gave 21.2
 // to 22.1 in a quiet hour (12 runs) and 17.4 to 21.4 in a slow one (8 runs). The cold counters say
-// why: with the caches emptied the update took 42 % longer (1.35 ms against 0.95) and the rebuild 1 %
-// (update_speedup_cold 15.5), so contention that evicts the update's 2 MB or so of scattered nodes,
-// points and scratch costs it far more than the rebuild, which works on one fragment's few hundred
-// points at a time, in the core's own caches.
+// why: with the caches emptied the update took 17-42 % longer (6 runs: 1.08-1.35 ms against
+// 0.91-0.95) and the rebuild about 1 % (update_speedup_cold 15.5-18.8), so contention that evicts
+// the update's 2 MB or so of scattered nodes, points and scratch costs it far more than the rebuild,
+// which works on one fragment's few hundred points at a time, in the core's own caches.
 BENCHMARK(BM_ForestUpdate)
     ->Arg(int(RestructureMethod::Tvcg2013))
     ->Arg(int(RestructureMethod::Sca2012))
