@@ -91,7 +91,7 @@ public:
     /// Tet nodes come first among the points.
     Index tetNodeCount() const { return tetNodes; }
     /// Where crack point p (≥ tetNodeCount()) lies.
-    const CrackPoint& crackPoint(Index p) const { return crackPoints[p - tetNodes]; }
+    const CrackPoint& crackPoint(Index p) const { return crackPoints[(p - tetNodes) / 2]; }
     /// True for a node on the free list (its point is kInvalidIndex).
     bool isFree(Index node) const { return data.nodes[node].point == kInvalidIndex; }
     Index freeNodeCount() const { return Index(freeNodes.size()); }
@@ -106,7 +106,8 @@ public:
     /// Applies one fracture event to the parent's tree only (TVCG §6.2-6.3 or SCA'12 §5.2, see
     /// RestructureMethod): tags its points, splits it into one tree per new fragment, inserts two new
     /// crack points per cut edge, updates radii along the changed paths. `mesh` is the asset's tet mesh
-    /// (positions for crack points, tets for the records, connectivity). Work is proportional to the
+    /// (tets for the records, connectivity; crack points are placed on the forest's own copies of the
+    /// node positions, its first points). Work is proportional to the
     /// parent's points, the nodes whose subtree spans several new fragments (Tvcg2013; Sca2012 walks
     /// the parent's whole tree) and the new points, plus one pass over the parent's tree the first time
     /// a fragment other than the initial one breaks (its depth-first numbering, see
@@ -156,7 +157,7 @@ private:
     std::vector<FragmentId> pointTag; // per point
     std::vector<Index> fragmentRoot;  // per fragment id
     std::vector<std::uint8_t> fragmentLive;
-    std::vector<CrackPoint> crackPoints; // per point ≥ tetNodes
+    std::vector<CrackPoint> crackPoints; // per pair of points ≥ tetNodes (the two sides of a cut edge)
     std::vector<Index> freeNodes;
     Index tetNodes = 0;
 
