@@ -338,6 +338,7 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
     // walk the same chain, their nodes are allocated side by side, and §6.3's bottom-up radius update
     // walks the path above the anchor once for the whole group (insertCrackPoints).
     const Index firstPoint = data.pointCount();
+    SHATTER_ASSERT((firstPoint - tetNodes) % 2 == 0, "crack points come in pairs");
     const std::size_t pointTotal = std::size_t(firstPoint) + added;
     reserveMore(data.points, added);
     reserveMore(data.pointNode, added);
@@ -362,11 +363,8 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         data.points[a] = data.points[a + 1] = (1 - e.t) * data.points[e.node0] + e.t * data.points[e.node1];
         pointTag[a] = e.fragment0;
         pointTag[a + 1] = e.fragment1;
-        // Made whole before it is stored: field-by-field stores followed by a struct copy would stall
-        // on store forwarding.
-        const CrackPoint where =
+        crackPoints[(a - tetNodes) / 2] =
             e.node0 < e.node1 ? CrackPoint{e.node0, e.node1, e.t} : CrackPoint{e.node1, e.node0, 1 - e.t};
-        crackPoints[i + (firstPoint - tetNodes) / 2] = where;
         if (method == RestructureMethod::Rebuild)
             continue;
         auto anchor = [&](Index point, Index own, Index other)

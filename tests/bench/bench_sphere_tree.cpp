@@ -193,11 +193,6 @@ void BM_ForestUpdate(benchmark::State& state)
     // One forest object for all rounds: copy-assigning the unbroken forest into it keeps its arrays'
     // capacity, so neither method pays for growing them after the first round.
     SphereForest forest;
-    // Each timed apply follows an untimed one of the same method on the same event, so that both
-    // methods are timed warm (caches and branch predictors trained on the event, as when a benchmark
-    // repeats one operation): the other method's run in between would otherwise leave the second
-    // method cold (measured: the 1 ms update takes about 15 % longer after a rebuild than after an
-    // update).
     // Seconds for one apply to `forest`, which the caller has reset to the unbroken forest.
     auto timeApply = [&](RestructureMethod m, ForestUpdateReport* report)
     {
@@ -205,6 +200,11 @@ void BM_ForestUpdate(benchmark::State& state)
         forest.apply(p.result, p.asset->tetMesh, m, report);
         return std::chrono::duration<double>(Clock::now() - start).count();
     };
+    // Each timed apply follows an untimed one of the same method on the same event, so that both
+    // methods are timed warm (caches and branch predictors trained on the event, as when a benchmark
+    // repeats one operation): the other method's run in between would otherwise leave the second
+    // method cold (measured: the 1 ms update takes about 15 % longer after a rebuild than after an
+    // update).
     auto timedApply = [&](RestructureMethod m, ForestUpdateReport* report)
     {
         forest = p.forest;

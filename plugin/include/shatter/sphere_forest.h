@@ -59,7 +59,8 @@ struct ForestUpdateReport
 /// One sphere tree per live fragment over one point set; see the file comment.
 ///
 /// Points: [0, tetNodeCount()) are the tet mesh nodes (point index = node index, as in the asset's
-/// tree), the rest are crack surface points appended by apply(), each with its own fragment tag.
+/// tree), the rest are crack surface points appended by apply() in pairs, the two sides of one cut
+/// edge: same position and CrackPoint, each with its own fragment tag.
 /// Invariants (checkSphereForest verifies them): every point of a live fragment lies in that
 /// fragment's tree only; a point's nodes form a chain from pointNode[p] downward, each the first child
 /// of the previous ("own copy first", the max-distance order of §5.1); every internal node has its own
@@ -106,9 +107,9 @@ public:
     /// Applies one fracture event to the parent's tree only (TVCG §6.2-6.3 or SCA'12 §5.2, see
     /// RestructureMethod): tags its points, splits it into one tree per new fragment, inserts two new
     /// crack points per cut edge, updates radii along the changed paths. `mesh` is the asset's tet mesh
-    /// (tets for the records, connectivity; crack points are placed on the forest's own copies of the
-    /// node positions, its first points). Work is proportional to the
-    /// parent's points, the nodes whose subtree spans several new fragments (Tvcg2013; Sca2012 walks
+    /// (tets for the records, connectivity); crack points are placed between the forest's own copies
+    /// of the node positions, its first points. Work is proportional to the parent's points, the
+    /// nodes whose subtree spans several new fragments (Tvcg2013; Sca2012 walks
     /// the parent's whole tree) and the new points, plus one pass over the parent's tree the first time
     /// a fragment other than the initial one breaks (its depth-first numbering, see
     /// sphere_forest.cpp). Throws shatter::Error (and changes nothing) if check() fails.
@@ -157,7 +158,7 @@ private:
     std::vector<FragmentId> pointTag; // per point
     std::vector<Index> fragmentRoot;  // per fragment id
     std::vector<std::uint8_t> fragmentLive;
-    std::vector<CrackPoint> crackPoints; // per pair of points ≥ tetNodes (the two sides of a cut edge)
+    std::vector<CrackPoint> crackPoints; // per pair of crack points (see crackPoint)
     std::vector<Index> freeNodes;
     Index tetNodes = 0;
 
