@@ -465,9 +465,12 @@ void SphereForest::insertGroup(Index anchor, std::span<const Index> group, Index
 // whose anchors are siblings), after its insertions, along the path above the anchor, growing each
 // ancestor to the group's farthest point from its centre. Exact, since the old radii were. Node order is
 // the insertion order, and it matters as the paper's one-by-one insertions do: a walk above one group
-// can grow the chain below a later group's anchor, whose Fig. 8 level reads those radii. Points of a
-// fragment that has no tree yet (no tet node) come last, one at a time: the first becomes the root, each
-// later one hangs under the closest point inserted before it.
+// can grow the chain below a later group's anchor, whose Fig. 8 level reads those radii. (One pass
+// after all insertions over the union of those paths, each node's new points gathered into one range
+// by a depth-first walk, measured 11-17 % slower in all: it makes about as many distances, 82 K,
+// and the 2,391 walks per run, 16.5 K steps, find their upper nodes in cache.) Points of a fragment
+// that has no tree yet (no tet node) come last, one at a time: the first becomes the root, each later
+// one hangs under the closest point inserted before it.
 void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method, ForestUpdateReport& report)
 {
     Scratch& s = scratch;
