@@ -108,11 +108,11 @@ public:
     /// RestructureMethod): tags its points, splits it into one tree per new fragment, inserts two new
     /// crack points per cut edge, updates radii along the changed paths. `mesh` is the asset's tet mesh
     /// (tets for the records, connectivity); crack points are placed between the forest's own copies
-    /// of the node positions, its first points. Work is proportional to the parent's points, the
-    /// nodes whose subtree spans several new fragments (Tvcg2013; Sca2012 walks
-    /// the parent's whole tree) and the new points, plus one pass over the parent's tree the first time
-    /// a fragment other than the initial one breaks (its depth-first numbering, see
-    /// sphere_forest.cpp). Throws shatter::Error (and changes nothing) if check() fails.
+    /// of the node positions, its first points. Work is proportional to the parent's points, the nodes
+    /// whose subtree spans several new fragments (Tvcg2013; Sca2012 walks the parent's whole tree) and
+    /// the new points, plus one pass over the parent's tree the first time a fragment other than the
+    /// initial one breaks (its depth-first numbering, see sphere_forest.cpp). Throws shatter::Error
+    /// (and changes nothing) if check() fails.
     ///
     /// A crack point hangs under the endpoint of its edge on its own side; when neither endpoint is in
     /// its fragment (an edge crossed several times by a Voronoi crack), under the closest node of its
