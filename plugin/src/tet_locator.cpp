@@ -12,6 +12,11 @@ namespace shatter
 namespace
 {
 
+constexpr Real kMaxTolerance = 0.1;
+
+// Resolution of a candidate's box: 1/255th of a cell per step, the most a byte holds.
+constexpr Real kSteps = 255;
+
 Real meanEdgeOf(const TetMesh& mesh)
 {
     Real sum = 0;
@@ -76,18 +81,32 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
 {
     if (!(options.cellFactor > 0))
         throw Error("TetLocatorOptions", "cellFactor must be > 0");
-    if (!(options.tolerance >= 0))
-        throw Error("TetLocatorOptions", "tolerance must be >= 0");
+    if (!(options.tolerance >= 0 && options.tolerance <= kMaxTolerance))
+        throw Error("TetLocatorOptions", "tolerance must be in [0, 0.1]");
     if (options.maxCells < 1)
         throw Error("TetLocatorOptions", "maxCells must be >= 1");
     tolerance = options.tolerance;
     if (mesh.tets.empty())
         return;
 
+    // The points a tet accepts, those whose barycentric coordinates are all ≥ −tolerance, form the
+    // tet scaled by 1 + 4·tolerance about its centroid (a vertex of that region has three
+    // coordinates equal to −tolerance and the fourth 1 + 3·tolerance). The grid, the cell lists and
+    // the boxes are built from these enlarged tets, so that no accepted point is ever filtered out.
+    const auto acceptedRegion = [&](const Tet& tet)
+    {
+        std::array<Vec3, 4> corners;
+        Vec3 centroid = Vec3::Zero();
+        for (int k = 0; k < 4; ++k)
+            centroid += mesh.nodes[tet[k]] / 4;
+        for (int k = 0; k < 4; ++k)
+            corners[k] = centroid + (1 + 4 * tolerance) * (mesh.nodes[tet[k]] - centroid);
+        return corners;
+    };
     Aabb bounds;
     for (const Tet& t : mesh.tets)
-        for (Index n : t)
-            bounds.grow(mesh.nodes[n]);
+        for (const Vec3& c : acceptedRegion(t))
+            bounds.grow(c);
     const Vec3 extent = bounds.extent();
     cell = std::max(options.cellFactor * meanEdgeOf(mesh), Real(1e-9) * extent.maxCoeff());
     for (;;)
@@ -102,11 +121,10 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
     origin = bounds.min;
 
     frames.resize(mesh.tets.size());
-    // Each tet's candidate entry: its box in floats, padded by a millionth of a cell beyond float
-    // rounding (far more than the barycentric tolerance moves a point), so the filter in locate()
-    // never drops a tet that could hold p.
+    // Each box is padded by a millionth of a cell, far more than the round-off between the
+    // expressions that quantize it here and place p in locate(), and then quantized outward.
     const Real pad = Real(1e-6) * cell;
-    std::vector<Candidate> candidates(mesh.tets.size());
+    std::vector<Aabb> boxes(mesh.tets.size());
     std::vector<std::array<Index, 2>> pairs; // (cell, tet)
     pairs.reserve(mesh.tets.size() * 8);
     for (Index t = 0; t < mesh.tetCount(); ++t)
@@ -118,21 +136,19 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
             m.col(k) = mesh.nodes[tet[k + 1]] - p0;
         frames[t] = {m.inverse(), p0};
 
-        Aabb box;
-        for (Index n : tet)
-            box.grow(mesh.nodes[n]);
-        candidates[t].tet = t;
+        const std::array<Vec3, 4> region = acceptedRegion(tet);
+        Aabb& box = boxes[t];
+        for (const Vec3& c : region)
+            box.grow(c);
+        box.min.array() -= pad;
+        box.max.array() += pad;
         std::array<Index, 3> lo, hi;
         for (int a = 0; a < 3; ++a)
         {
-            candidates[t].lo[a] =
-                std::nextafter(float(box.min[a] - pad), -std::numeric_limits<float>::infinity());
-            candidates[t].hi[a] =
-                std::nextafter(float(box.max[a] + pad), std::numeric_limits<float>::infinity());
             lo[a] = std::min(dims[a] - 1, Index(std::max(Real(0), (box.min[a] - origin[a]) * inverseCell)));
             hi[a] = std::min(dims[a] - 1, Index(std::max(Real(0), (box.max[a] - origin[a]) * inverseCell)));
         }
-        const TetAxes axes({p0, mesh.nodes[tet[1]], mesh.nodes[tet[2]], mesh.nodes[tet[3]]});
+        const TetAxes axes(region);
         const Vec3 half = Vec3::Constant(Real(0.5) * cell);
         for (Index z = lo[2]; z <= hi[2]; ++z)
             for (Index y = lo[1]; y <= hi[1]; ++y)
@@ -153,7 +169,23 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
         cellOffsets[c + 1] += cellOffsets[c];
     cellTets.resize(pairs.size());
     for (std::size_t i = 0; i < pairs.size(); ++i)
-        cellTets[i] = candidates[pairs[i][1]];
+    {
+        const auto [c, t] = pairs[i];
+        const Index cellCoordinate[3] = {c % dims[0], c / dims[0] % dims[1], c / dims[0] / dims[1]};
+        Candidate& candidate = cellTets[i];
+        candidate.tet = t;
+        for (int a = 0; a < 3; ++a)
+        {
+            // In the cell's own units, clipped to the cell; floor and ceil round outward.
+            const Real cellMin = origin[a] + cell * Real(cellCoordinate[a]);
+            const auto quantize = [&](Real x, Real (*round)(Real))
+            {
+                return std::uint8_t(std::clamp(round((x - cellMin) * inverseCell * kSteps), Real(0), kSteps));
+            };
+            candidate.lo[a] = quantize(boxes[t].min[a], std::floor);
+            candidate.hi[a] = quantize(boxes[t].max[a], std::ceil);
+        }
+    }
 }
 
 TetLocation TetLocator::locate(const Vec3& p) const
@@ -165,13 +197,17 @@ TetLocation TetLocator::locate(const Vec3& p) const
     for (int a = 0; a < 3; ++a)
     {
         const Real u = (p[a] - origin[a]) * inverseCell;
-        // Points up to one tolerance outside the bounds still find the boundary cells.
+        // The bounds hold every tet's accepted region; the slack covers round-off.
         if (!(u >= -Real(1e-6) && u < Real(dims[a]) + Real(1e-6))) // also rejects NaN
             return result;
         c[a] = std::min(dims[a] - 1, Index(std::max(Real(0), u)));
     }
     const Index cellIndex = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
-    const float q[3] = {float(p[0]), float(p[1]), float(p[2])};
+    // p in its cell's units (see Candidate), clamped to the cell: a point just outside the grid
+    // moves onto the boundary, which lies in every clipped box that held the point unclipped.
+    Real q[3];
+    for (int a = 0; a < 3; ++a)
+        q[a] = std::clamp(((p[a] - origin[a]) * inverseCell - Real(c[a])) * kSteps, Real(0), kSteps);
     for (Index i = cellOffsets[cellIndex]; i < cellOffsets[cellIndex + 1]; ++i)
     {
         const Candidate& candidate = cellTets[i];

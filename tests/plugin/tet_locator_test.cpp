@@ -54,6 +54,8 @@ TEST(TetLocator, RejectsBadOptions)
     options = {};
     options.tolerance = -1;
     EXPECT_THROW(TetLocator(sphereMesh(), options), Error);
+    options.tolerance = 0.5;
+    EXPECT_THROW(TetLocator(sphereMesh(), options), Error);
 }
 
 TEST(TetLocator, EmptyMeshFindsNothing)
@@ -106,6 +108,43 @@ TEST(TetLocator, AgreesWithAScanOfAllTets)
         EXPECT_LT((back - p).norm(), 1e-12) << p.transpose();
     }
     EXPECT_GT(inside, Index(kScanPoints / 4));
+}
+
+// Every point that some tet accepts within the tolerance is found, also where that tolerance reaches
+// beyond the object's surface and the tet's own cells: a point just outside each face of each tet,
+// within a large tolerance (and just beyond it, where only a neighbour may take it).
+TEST(TetLocator, FindsPointsWithinALargeTolerance)
+{
+    const TetMesh& mesh = sphereMesh();
+    TetLocatorOptions options;
+    options.tolerance = 0.05;
+    const TetLocator locator(mesh, options);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<Real> outside(-0.06, -0.001), share(0.1, 1);
+    Index beyondSurface = 0;
+    for (int i = 0; i < kScanPoints; ++i)
+    {
+        const Index t = Index(rng() % mesh.tetCount());
+        // Barycentric coordinates with the one of vertex k negative: p lies beyond the face opposite k.
+        const int k = int(rng() % 4);
+        Bary b(share(rng), share(rng), share(rng), share(rng));
+        b[k] = 0;
+        const Real beyond = outside(rng);
+        b *= (1 - beyond) / b.sum();
+        b[k] = beyond;
+        Vec3 p = Vec3::Zero();
+        for (int j = 0; j < 4; ++j)
+            p += b[j] * mesh.nodes[mesh.tets[t][j]];
+        const Index expected = scanAllTets(mesh, locator, p, options.tolerance);
+        const TetLocation where = locator.locate(p);
+        ASSERT_EQ(where.found(), expected != kInvalidIndex) << "tet " << t << " at " << b.transpose();
+        if (where.found())
+        {
+            EXPECT_GE(where.bary.minCoeff(), -options.tolerance);
+        }
+        beyondSurface += where.found() && scanAllTets(mesh, locator, p, 0) == kInvalidIndex;
+    }
+    EXPECT_GT(beyondSurface, Index(kScanPoints / 200)); // the case the enlarged cells exist for
 }
 
 TEST(TetLocator, SharedFacesGetADeterministicAnswer)

@@ -6,6 +6,7 @@
 #include "shatter/crack_geometry.h"
 #include "shatter/tet_mesh.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace shatter
@@ -16,7 +17,8 @@ struct TetLocatorOptions
 {
     /// Grid cell size as a multiple of the mean tet edge length (> 0).
     Real cellFactor = 0.5;
-    /// A point belongs to a tet when all its barycentric coordinates are ≥ −tolerance (≥ 0).
+    /// A point belongs to a tet when all its barycentric coordinates are ≥ −tolerance (in [0, 0.1]:
+    /// meant for round-off, and every tet's share of the grid grows with it).
     Real tolerance = 1e-9;
     /// Refuse grids with more cells than this; the cell size grows until the grid fits.
     std::size_t maxCells = std::size_t(1) << 22;
@@ -77,15 +79,16 @@ private:
     Real cell = 1;
     Real inverseCell = 1;
     std::array<Index, 3> dims = {0, 0, 0};
-    // A cell's candidate: the tet with its bounding box in floats (rounded outward and padded), read
-    // in a row with the cell's other candidates, so that the tet's frame (a likely cache miss) is
-    // fetched only for the few boxes that hold the point.
+    // A cell's candidate: the tet with the part of its bounding box inside the cell, in 1/255ths of
+    // the cell (rounded outward). Only the tets whose box holds p get their frame read. 12 bytes
+    // where a box of floats took 28: the cell lists of the 39.6K-tet test sphere shrink from 13.4 to
+    // 5.7 MB, at the same query speed (measured; a locate reads about five candidates in a row).
     struct Candidate
     {
-        float lo[3], hi[3];
+        std::uint8_t lo[3], hi[3];
         Index tet;
     };
-    static_assert(sizeof(Candidate) == 28);
+    static_assert(sizeof(Candidate) == 12);
 
     std::vector<Index> cellOffsets; // CSR over cells, x fastest
     std::vector<Candidate> cellTets;
