@@ -394,11 +394,11 @@ QueryStats queryFracturedSphere(const FracturedSphere& s, ContactMode mode, Quer
 
 /// Runs `work(sphere)` on the coarse and the fine sphere back to back in every round, so that both see
 /// the same machine state, and reports `ratioName` = the median over the rounds of fine time / coarse
-/// time, with the median times and the fine/coarse counters of the last round. The paired median is
-/// what makes the ratio repeatable on a shared host: single rounds range from about 1.13 to 1.30
-/// (10th to 90th percentile, 200 rounds) as neighbours come and go, and a ratio of summed times
-/// follows whichever bursts the run happened to catch (1.19-1.29 over eleven runs of 30 rounds),
-/// while the median of 100 paired rounds stayed within 1.19-1.22 (measured, same build).
+/// time, with the median times and the fine/coarse counters of the last round. Single rounds range
+/// from about 1.13 to 1.30 (10th to 90th percentile of 200) as the host's neighbours come and go; the
+/// median of paired rounds ignores the rounds a burst hit, where a ratio of summed times follows them
+/// (1.19-1.29 over eleven runs). What still differs between runs, about ±0.02, comes from where each
+/// process's arrays land in memory, which more rounds do not average out.
 template <class Work>
 void compareResolutions(benchmark::State& state, const char* ratioName, Work&& work)
 {
