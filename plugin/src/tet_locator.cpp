@@ -176,14 +176,15 @@ TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
         candidate.tet = t;
         for (int a = 0; a < 3; ++a)
         {
-            // In the cell's own units, clipped to the cell; floor and ceil round outward.
-            const Real cellMin = origin[a] + cell * Real(cellCoordinate[a]);
-            const auto quantize = [&](Real x, Real (*round)(Real))
+            // In the cell's own units (as locate() computes them), clipped to the cell; floor and ceil
+            // round outward.
+            const auto inCell = [&](Real x)
             {
-                return std::uint8_t(std::clamp(round((x - cellMin) * inverseCell * kSteps), Real(0), kSteps));
+                return std::clamp(((x - origin[a]) * inverseCell - Real(cellCoordinate[a])) * kSteps, Real(0),
+                                  kSteps);
             };
-            candidate.lo[a] = quantize(boxes[t].min[a], std::floor);
-            candidate.hi[a] = quantize(boxes[t].max[a], std::ceil);
+            candidate.lo[a] = std::uint8_t(std::floor(inCell(boxes[t].min[a])));
+            candidate.hi[a] = std::uint8_t(std::ceil(inCell(boxes[t].max[a])));
         }
     }
 }
@@ -194,6 +195,7 @@ TetLocation TetLocator::locate(const Vec3& p) const
     if (frames.empty())
         return result;
     Index c[3];
+    Real q[3];
     for (int a = 0; a < 3; ++a)
     {
         const Real u = (p[a] - origin[a]) * inverseCell;
@@ -201,13 +203,11 @@ TetLocation TetLocator::locate(const Vec3& p) const
         if (!(u >= -Real(1e-6) && u < Real(dims[a]) + Real(1e-6))) // also rejects NaN
             return result;
         c[a] = std::min(dims[a] - 1, Index(std::max(Real(0), u)));
+        // p in its cell's units (see Candidate), clamped to the cell: a point just outside the grid
+        // moves onto the boundary, which lies in every clipped box that held the point unclipped.
+        q[a] = std::clamp((u - Real(c[a])) * kSteps, Real(0), kSteps);
     }
     const Index cellIndex = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
-    // p in its cell's units (see Candidate), clamped to the cell: a point just outside the grid
-    // moves onto the boundary, which lies in every clipped box that held the point unclipped.
-    Real q[3];
-    for (int a = 0; a < 3; ++a)
-        q[a] = std::clamp(((p[a] - origin[a]) * inverseCell - Real(c[a])) * kSteps, Real(0), kSteps);
     for (Index i = cellOffsets[cellIndex]; i < cellOffsets[cellIndex + 1]; ++i)
     {
         const Candidate& candidate = cellTets[i];
