@@ -1,7 +1,5 @@
 #include "shatter/large_array.h"
 
-#include <cstdlib>
-
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -11,9 +9,7 @@ namespace shatter::detail
 
 void* allocateHugePageAligned(std::size_t bytes)
 {
-    void* memory = nullptr;
-    if (posix_memalign(&memory, kHugePageBytes, bytes) != 0)
-        throw std::bad_alloc();
+    void* memory = ::operator new(bytes, std::align_val_t(kHugePageBytes));
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     // Only whole huge pages can be backed by one. The advice is a hint: where it fails (huge pages
     // disabled, an old kernel) the array keeps ordinary pages, so its result is ignored.
@@ -24,7 +20,7 @@ void* allocateHugePageAligned(std::size_t bytes)
 
 void freeHugePageAligned(void* memory) noexcept
 {
-    std::free(memory);
+    ::operator delete(memory, std::align_val_t(kHugePageBytes));
 }
 
 } // namespace shatter::detail

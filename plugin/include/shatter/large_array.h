@@ -17,7 +17,7 @@ namespace shatter
 namespace detail
 {
 /// Allocates `bytes` (≥ kHugePageBytes) on a huge-page boundary with the huge-page advice; throws
-/// std::bad_alloc. Freed with std::free.
+/// std::bad_alloc. Freed with freeHugePageAligned.
 void* allocateHugePageAligned(std::size_t bytes);
 void freeHugePageAligned(void* memory) noexcept;
 inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
