@@ -1,9 +1,9 @@
 // Storage for the large, read-mostly arrays that collision queries index at random (the tet locator's
-// frames and cell lists): on Linux, allocations of 2 MiB and more start on a
-// 2 MiB boundary and ask for transparent huge pages (madvise), where the kernel allows them. A query
-// touches a few bytes in each of many 4 KiB pages of these arrays, so with small pages nearly every
-// access also misses the TLB, and the more so the larger the object; one huge page covers 512 small
-// ones. Elsewhere, and for small arrays, it is the plain std::allocator.
+// frames and cell lists): allocations of 2 MiB and more start on a 2 MiB boundary, and on Linux they
+// ask for transparent huge pages (madvise), where the kernel allows them. A query touches a few bytes
+// in each of many 4 KiB pages of these arrays, so with small pages nearly every access also misses the
+// TLB, and the more so the larger the object; one huge page covers 512 small ones. Smaller arrays get
+// the plain std::allocator.
 #pragma once
 
 #include <cstddef>
