@@ -19,7 +19,7 @@
 // energy-weighted seeding of §3.3. A non-empty cell of zero weight keeps the unweighted mean of its
 // nodes, so it does not jump around forever. Cells still empty at the end are dropped and the sites
 // renumbered (only possible with fewer distinct nodes than sites).
-#include "shatter/fracture/cvd.h"
+#include "cvd.h"
 
 #include "shatter/error.h"
 

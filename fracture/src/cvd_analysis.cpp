@@ -1,7 +1,7 @@
 // Small measurements on a labelling of a region's nodes: the metric coordinates per local node, the
 // distance-weighted energy per cell (the discrete CVD eq. 1) and the connected components of each label
 // (what a fragment is made of, and what the interior metric is meant to keep at one, CVD §3.2).
-#include "shatter/fracture/cvd.h"
+#include "cvd.h"
 
 #include "shatter/error.h"
 

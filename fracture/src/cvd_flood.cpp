@@ -13,10 +13,10 @@
 //
 // Determinism: heap entries compare by (key, site, node), and a node is pushed again only with a
 // strictly smaller (key, site), which never changes the first entry popped for it.
-#include "shatter/fracture/cvd.h"
+#include "cvd.h"
 
+#include "parallel.h"
 #include "shatter/error.h"
-#include "shatter/parallel.h"
 
 #include <algorithm>
 #include <limits>

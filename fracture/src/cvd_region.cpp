@@ -7,7 +7,7 @@
 // of the tet is non-convex, which cannot happen: each piece is an intersection of half-spaces,
 // DESIGN.md §4). So an edge of such a tet between two parent nodes runs through parent material, and
 // flooding along it never jumps a crack. Tets without a parent region are skipped all the same.
-#include "shatter/fracture/cvd.h"
+#include "cvd.h"
 
 #include "shatter/error.h"
 

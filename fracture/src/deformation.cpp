@@ -1,9 +1,9 @@
 // The deformation interface's free functions: option checks, the factory and region helpers.
-#include "shatter/fracture/deformation.h"
+#include "deformation.h"
 
+#include "fem_deformation.h"
+#include "modal_deformation.h"
 #include "shatter/error.h"
-#include "shatter/fracture/fem_deformation.h"
-#include "shatter/fracture/modal_deformation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,9 +11,9 @@
 // usual region — one object or one fragment — has one component and slots = nodes.
 #pragma once
 
-#include "shatter/asset.h"
+#include "asset.h"
 #include "shatter/fracture/material.h"
-#include "shatter/fracture/strain_energy.h"
+#include "strain_energy.h"
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>

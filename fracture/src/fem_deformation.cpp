@@ -16,7 +16,7 @@
 //
 // We prefer pinning to the regularisation (K + δM) u = f: it is exact (no O(δ/ω₁²) error) and
 // well-conditioned (no near-null directions for round-off to grow in).
-#include "shatter/fracture/fem_deformation.h"
+#include "fem_deformation.h"
 
 #include "deformation_region.h"
 

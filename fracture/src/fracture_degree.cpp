@@ -15,10 +15,10 @@
 // Scaling all energies by s > 0 leaves every trial's CVD unchanged and scales its E_D,i by s, so the
 // chosen degree can only grow with s: doubling stops at a later power of two, and bisection over nested
 // pass sets ends at a larger N (fracture_degree_test checks this).
-#include "shatter/fracture/fracture_degree.h"
+#include "fracture_degree.h"
 
+#include "seeding.h"
 #include "shatter/error.h"
-#include "shatter/fracture/seeding.h"
 
 #include <algorithm>
 #include <chrono>

@@ -5,7 +5,7 @@
 // nodes of U_v is already ∫ W dx; the artist controls of §3.4 act on the density — W^α, then β W — so
 // the weight is the integral over the node's dual volume of β W^α: β_v V_v (U_v / V_v)^α. With α = 1
 // the volume cancels and γ keeps the paper's units (J·m² in 3-D; embedding units² × J otherwise).
-#include "shatter/fracture/fracture_degree.h"
+#include "fracture_degree.h"
 
 #include "shatter/error.h"
 

@@ -15,12 +15,12 @@
 // Small fragments: Material::minFragmentVolume is the one size limit (FractureSystemSettings has none):
 // a parent below it is kept whole, so debris stops breaking. The tessellation does not merge small
 // new fragments into neighbours — every cell the CVD makes becomes at least one fragment.
-#include "shatter/fracture/fracture_pipeline.h"
+#include "fracture_pipeline.h"
 
 #include "convex_hull_volume.h"
+#include "cvd.h"
+#include "metric.h"
 #include "shatter/error.h"
-#include "shatter/fracture/cvd.h"
-#include "shatter/fracture/metric.h"
 
 #include <algorithm>
 #include <chrono>

@@ -30,10 +30,10 @@
 //
 // A mesh whose tets form several disconnected solids has no interior path between them; such pairs
 // get the largest finite geodesic plus their Euclidean distance, which keeps the solids far apart.
-#include "shatter/fracture/interior_embedding.h"
+#include "interior_embedding.h"
 
+#include "metric.h"
 #include "shatter/error.h"
-#include "shatter/fracture/metric.h"
 
 #include <Eigen/Dense>
 

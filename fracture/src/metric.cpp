@@ -1,5 +1,5 @@
 // Metric coordinates for the CVD (CVD §3.2-3.4): warped rest positions or the interior embedding.
-#include "shatter/fracture/metric.h"
+#include "metric.h"
 
 #include "shatter/error.h"
 

@@ -14,7 +14,7 @@
 //
 // (K − σM) is factorised by SimplicialLLT (custom Spectra operator; the stock SymShiftInvert uses
 // SparseLU). Regions with few DOFs use a dense generalised eigensolver instead of Lanczos.
-#include "shatter/fracture/modal_deformation.h"
+#include "modal_deformation.h"
 
 #include "deformation_region.h"
 

@@ -1,7 +1,7 @@
 // Energy-weighted seeding (seeding.h). Sequential draws without replacement by a linear scan of the
 // remaining weights: O(count · n), a few hundred thousand additions for 64 sites on 5,000 nodes, far
 // below one Lloyd iteration, and free of any order-dependent data structure.
-#include "shatter/fracture/seeding.h"
+#include "seeding.h"
 
 #include "shatter/error.h"
 

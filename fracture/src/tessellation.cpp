@@ -3,8 +3,8 @@
 // any thread count), numbers the fragments, and fills the FractureResult.
 #include "tessellation_detail.h"
 
+#include "parallel.h"
 #include "shatter/error.h"
-#include "shatter/parallel.h"
 
 #include <algorithm>
 #include <chrono>

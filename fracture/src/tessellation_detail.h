@@ -2,7 +2,7 @@
 // keys, per-chunk output. Shared by tessellation*.cpp, fracture_vertex.cpp and fragment*.cpp only.
 #pragma once
 
-#include "shatter/fracture/tessellation.h"
+#include "tessellation.h"
 
 #include <array>
 #include <cstdint>

@@ -16,8 +16,8 @@
 #include "bullet_world.h"
 #include "test_env.h"
 
-#include "shatter/bullet_plugin.h"
-#include "shatter/fracturable_shape.h"
+#include "bullet_plugin.h"
+#include "fracturable_shape.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>

@@ -9,10 +9,10 @@
 //  - Plan: planFracture end to end on the plate at three energy scales: degree N, trials, total CVD
 //    iterations (≈ 2 log₂ N CVDs, the cost CVD §4 learns away).
 // SHATTER_BENCH_SMOKE=1 (set by ctest) caps the Lloyd iterations so the run takes a few seconds.
-#include "shatter/fracture/cvd.h"
-#include "shatter/fracture/fracture_degree.h"
-#include "shatter/fracture/interior_embedding.h"
-#include "shatter/fracture/seeding.h"
+#include "cvd.h"
+#include "fracture_degree.h"
+#include "interior_embedding.h"
+#include "seeding.h"
 
 #include "fracture_fixtures.h"
 #include "test_env.h"

@@ -8,12 +8,13 @@
 // The impact is three contact forces near the top of the object. SHATTER_BENCH_SMOKE=1 (ctest) only
 // checks that everything runs, in a few seconds: the plate only (the piggy bank's factorisation alone
 // takes seconds), 6 modes, one precompute iteration. Assets are cached under the build folder.
+#include "asset_build.h"
 #include "test_env.h"
 #include "test_paths.h"
 
-#include "shatter/fracture/fem_deformation.h"
-#include "shatter/fracture/interior_embedding.h"
-#include "shatter/fracture/modal_deformation.h"
+#include "fem_deformation.h"
+#include "interior_embedding.h"
+#include "modal_deformation.h"
 
 #include <benchmark/benchmark.h>
 

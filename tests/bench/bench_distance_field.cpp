@@ -11,13 +11,14 @@
 // the distance field and grid update. apply_speedup is the same baseline over the whole of apply.
 // The update is timed in steady state (warm buffers); cold_update_ms is the first run on fresh buffers.
 // SHATTER_BENCH_SMOKE=1 (ctest) only checks that it runs. The asset is cached under the build folder.
+#include "asset_build.h"
 #include "fracture_fixtures.h"
 #include "test_env.h"
 #include "test_paths.h"
 
-#include "shatter/object_state.h"
-#include "shatter/sphere_forest.h"
-#include "shatter/triangle_bvh.h"
+#include "object_state.h"
+#include "sphere_forest.h"
+#include "triangle_bvh.h"
 
 #include <benchmark/benchmark.h>
 

@@ -17,7 +17,7 @@
 #include "bullet_world.h"
 #include "test_env.h"
 
-#include "shatter/fracture/fracture_pipeline.h"
+#include "fracture_pipeline.h"
 
 #include <benchmark/benchmark.h>
 

@@ -4,8 +4,8 @@
 // and every later benchmark reports `speedup_vs_bruteforce` = (baseline time per n² × its own n²) /
 // its own time, i.e. how much faster it is than the brute force extrapolated to the same size.
 // SHATTER_BENCH_SMOKE=1 (set by ctest) shrinks every size so the whole run stays well under 10 s.
-#include "shatter/max_distance_order.h"
-#include "shatter/sphere_tree.h"
+#include "max_distance_order.h"
+#include "sphere_tree.h"
 
 #include "test_env.h"
 

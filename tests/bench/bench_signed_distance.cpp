@@ -1,8 +1,8 @@
 // Signed distance and surface grid (TVCG §4.4) on a 20,480-triangle icosphere: nanoseconds per exact
 // query through the BVH against a brute-force scan measured in the same run (counter bvh_speedup),
 // the grid build, and a grid sample. SHATTER_BENCH_SMOKE=1 (ctest) only checks that it runs.
-#include "shatter/distance_grid.h"
-#include "shatter/signed_distance.h"
+#include "distance_grid.h"
+#include "signed_distance.h"
 
 #include "test_env.h"
 #include "test_meshes.h"

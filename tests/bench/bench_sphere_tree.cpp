@@ -20,8 +20,8 @@
 //    `touching_cost_ratio` is the same for the unbroken sphere barely touching the ground (sunk
 //    0.1 %), the worst case.
 // SHATTER_BENCH_SMOKE=1 (set by ctest) uses small spheres and fewer sites so the run takes seconds.
-#include "shatter/object_state.h"
-#include "shatter/sphere_tree_query.h"
+#include "object_state.h"
+#include "sphere_tree_query.h"
 
 #include "fracture_fixtures.h"
 #include "sphere_tree_fixtures.h"

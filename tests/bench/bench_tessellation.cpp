@@ -7,9 +7,9 @@
 #include "test_env.h"
 #include "voronoi_labels.h"
 
-#include "shatter/fracture/tessellation.h"
-#include "shatter/object_state.h"
-#include "shatter/parallel.h"
+#include "object_state.h"
+#include "parallel.h"
+#include "tessellation.h"
 
 #include <benchmark/benchmark.h>
 

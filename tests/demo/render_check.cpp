@@ -13,7 +13,7 @@
 #include "screenshot.h"
 
 #include "fracture_fixtures.h"
-#include "shatter/object_state.h"
+#include "object_state.h"
 #include "test_assets.h"
 
 #include <glad/gl.h>

@@ -5,11 +5,11 @@
 #include "fracture_fixtures.h"
 #include "test_assets.h"
 
+#include "cvd.h"
+#include "interior_embedding.h"
+#include "object_state.h"
+#include "seeding.h"
 #include "shatter/error.h"
-#include "shatter/fracture/cvd.h"
-#include "shatter/fracture/interior_embedding.h"
-#include "shatter/fracture/seeding.h"
-#include "shatter/object_state.h"
 
 #include <gtest/gtest.h>
 

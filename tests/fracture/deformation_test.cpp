@@ -2,13 +2,14 @@
 // elasticity (patch test, rigid loads, bending), the modal model against the FEM, and the contract of
 // both (energy ≥ 0, per-node sums, |f|² scaling, caching, bad input). Most tests use structured grid
 // bars (exact geometry, no TetGen, fast); one runs both models on the shipped plate.
+#include "asset_build.h"
 #include "fracture_fixtures.h"
 #include "test_paths.h"
 
+#include "deformation.h"
+#include "fem_deformation.h"
+#include "modal_deformation.h"
 #include "shatter/error.h"
-#include "shatter/fracture/deformation.h"
-#include "shatter/fracture/fem_deformation.h"
-#include "shatter/fracture/modal_deformation.h"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 #include "fracture_fixtures.h"
 #include "test_assets.h"
 
+#include "fracture_degree.h"
+#include "seeding.h"
 #include "shatter/error.h"
-#include "shatter/fracture/fracture_degree.h"
-#include "shatter/fracture/seeding.h"
 
 #include <gtest/gtest.h>
 

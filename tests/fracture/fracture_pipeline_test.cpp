@@ -21,10 +21,10 @@
 #include "test_env.h"
 #include "voronoi_labels.h"
 
+#include "fracture_pipeline.h"
 #include "shatter/error.h"
-#include "shatter/fracture/fracture_pipeline.h"
-#include "shatter/sphere_forest.h"
-#include "shatter/triangle_bvh.h"
+#include "sphere_forest.h"
+#include "triangle_bvh.h"
 
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@
 #include "bullet_world.h"
 #include "test_env.h"
 
+#include "fracture_system.h"
 #include "shatter/error.h"
-#include "shatter/fracture/fracture_system.h"
 
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <gtest/gtest.h>

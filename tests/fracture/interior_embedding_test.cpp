@@ -2,13 +2,14 @@
 // piggy bank, embedded distances follow interior geodesics (Dijkstra over tet edges, the reference)
 // where Euclidean distances cut through the cavity; on a convex box they rank like Euclidean
 // distances; the warp and the embedding/warp consistency check of metricCoordinates.
+#include "asset_build.h"
 #include "fracture_fixtures.h"
 #include "test_paths.h"
 
+#include "interior_embedding.h"
+#include "metric.h"
 #include "shatter/error.h"
-#include "shatter/fracture/interior_embedding.h"
-#include "shatter/fracture/metric.h"
-#include "shatter/tet_locator.h"
+#include "tet_locator.h"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include "test_env.h"
 #include "voronoi_labels.h"
 
+#include "object_state.h"
 #include "shatter/error.h"
-#include "shatter/fracture/tessellation.h"
-#include "shatter/object_state.h"
+#include "tessellation.h"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,9 @@
 #include "test_meshes.h"
 #include "test_paths.h"
 
-#include "shatter/asset.h"
-#include "shatter/binary_io.h"
+#include "asset.h"
+#include "asset_build.h"
+#include "binary_io.h"
 #include "shatter/error.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +28,8 @@ TriMesh subdividedBox(const Vec3& half, int n)
     std::map<std::array<long, 3>, Index> index;
     auto vertex = [&](const Vec3& p)
     {
-        const std::array<long, 3> key = {std::lround(p.x() * 1e6), std::lround(p.y() * 1e6), std::lround(p.z() * 1e6)};
+        const std::array<long, 3> key = {std::lround(p.x() * 1e6), std::lround(p.y() * 1e6),
+                                         std::lround(p.z() * 1e6)};
         auto [it, inserted] = index.emplace(key, Index(mesh.vertices.size()));
         if (inserted)
             mesh.vertices.push_back(p);
@@ -68,14 +70,15 @@ TEST(Asset, SphereNodeDistancesMatchAnalytic)
 {
     const Real radius = 1;
     const int subdivisions = 3;
-    const Asset asset = Asset::build(test::icosphere(subdivisions, radius), "sphere");
+    const Asset asset = buildAsset(test::icosphere(subdivisions, radius), "sphere");
     ASSERT_GT(asset.pointCount(), asset.surface.vertices.size()) << "expected interior nodes";
     // Tessellation error: the flat faces sit inside the sphere by at most r(1 − cos θ), θ the
     // angle from a face's centre to its corners; bounded here by the longest edge's sagitta.
     Real longest = 0;
     for (const Triangle& t : asset.surface.triangles)
         for (int k = 0; k < 3; ++k)
-            longest = std::max(longest, (asset.surface.vertices[t[k]] - asset.surface.vertices[t[(k + 1) % 3]]).norm());
+            longest = std::max(
+                longest, (asset.surface.vertices[t[k]] - asset.surface.vertices[t[(k + 1) % 3]]).norm());
     const Real tessellationError = radius - std::sqrt(radius * radius - longest * longest / 3);
     for (Index i = 0; i < asset.pointCount(); ++i)
     {
@@ -93,7 +96,7 @@ TEST(Asset, SphereNodeDistancesMatchAnalytic)
 TEST(Asset, BoxNodeDistancesAreExact)
 {
     const Vec3 half(0.5, 0.3, 0.2);
-    const Asset asset = Asset::build(subdividedBox(half, 6), "box");
+    const Asset asset = buildAsset(subdividedBox(half, 6), "box");
     ASSERT_GT(asset.pointCount(), asset.surface.vertices.size()) << "expected interior nodes";
     for (Index i = 0; i < asset.pointCount(); ++i)
     {
@@ -105,7 +108,7 @@ TEST(Asset, BoxNodeDistancesAreExact)
 
 TEST(Asset, StructureIsConsistent)
 {
-    const Asset asset = Asset::build(test::icosphere(2, 0.5), "sphere");
+    const Asset asset = buildAsset(test::icosphere(2, 0.5), "sphere");
     EXPECT_EQ(asset.tetMesh.surfaceNodeCount, asset.surface.vertices.size());
     for (Index i = 0; i < asset.surface.vertices.size(); ++i)
         EXPECT_EQ(asset.tetMesh.nodes[i], asset.surface.vertices[i]);
@@ -122,13 +125,13 @@ TEST(Asset, ProgressIsMonotonicAndCompletes)
 {
     std::vector<double> fractions;
     std::vector<std::string> stages;
-    Asset::build(test::icosphere(2), "sphere", {},
-                 [&](std::string_view stage, double fraction)
-                 {
-                     fractions.push_back(fraction);
-                     if (stages.empty() || stages.back() != stage)
-                         stages.emplace_back(stage);
-                 });
+    buildAsset(test::icosphere(2), "sphere", {},
+               [&](std::string_view stage, double fraction)
+               {
+                   fractions.push_back(fraction);
+                   if (stages.empty() || stages.back() != stage)
+                       stages.emplace_back(stage);
+               });
     ASSERT_FALSE(fractions.empty());
     EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
     EXPECT_EQ(fractions.back(), 1.0);
@@ -138,7 +141,7 @@ TEST(Asset, ProgressIsMonotonicAndCompletes)
 TEST(Asset, CavityStaysEmpty)
 {
     const Vec3 outer(0.5, 0.5, 0.5), inner(0.3, 0.3, 0.3);
-    const Asset asset = Asset::build(test::boxWithCavity(outer, inner), "hollow box");
+    const Asset asset = buildAsset(test::boxWithCavity(outer, inner), "hollow box");
     const Real expected = 8 * (outer.prod() - inner.prod());
     EXPECT_NEAR(asset.tetMesh.totalVolume(), expected, 1e-12);
 }
@@ -147,10 +150,10 @@ TEST(Asset, BadOptionsAreErrors)
 {
     AssetOptions options;
     options.gridCellFactor = 0;
-    EXPECT_THROW(Asset::build(test::icosphere(1), "sphere", options), Error);
+    EXPECT_THROW(buildAsset(test::icosphere(1), "sphere", options), Error);
     options = {};
     options.tets.maxRadiusEdgeRatio = 3;
-    EXPECT_THROW(Asset::build(test::icosphere(1), "sphere", options), Error);
+    EXPECT_THROW(buildAsset(test::icosphere(1), "sphere", options), Error);
 }
 
 class AssetCache : public ::testing::Test
@@ -159,7 +162,7 @@ protected:
     void SetUp() override
     {
         dir = test::scratchDir("asset_cache");
-        asset = Asset::build(test::icosphere(2, 0.5), "sphere");
+        asset = buildAsset(test::icosphere(2, 0.5), "sphere");
         file = dir / "sphere.shatter";
         asset.save(file);
         bytes = readFileBytes(file.string());

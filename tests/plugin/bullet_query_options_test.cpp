@@ -5,7 +5,7 @@
 #include "sphere_tree_fixtures.h"
 
 #include "shatter/error.h"
-#include "shatter/sphere_forest.h"
+#include "sphere_forest.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 // type in both tables, and a non-fracturable custom-concave pair still falls back to Bullet's algorithm.
 #include "bullet_world.h"
 
+#include "fracturable_collision_algorithm.h"
 #include "shatter/error.h"
-#include "shatter/fracturable_collision_algorithm.h"
 
 #include <BulletCollision/CollisionShapes/btSdfCollisionShape.h>
 #include <LinearMath/btPoolAllocator.h>

@@ -1,7 +1,7 @@
 // Tests of the narrow-band surface distance grid (distance_grid.h, TVCG §4.4).
-#include "shatter/distance_grid.h"
+#include "distance_grid.h"
 #include "shatter/error.h"
-#include "shatter/signed_distance.h"
+#include "signed_distance.h"
 
 #include "test_meshes.h"
 

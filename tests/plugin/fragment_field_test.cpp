@@ -7,8 +7,8 @@
 #include "test_assets.h"
 #include "test_meshes.h"
 
+#include "object_state.h"
 #include "shatter/error.h"
-#include "shatter/object_state.h"
 
 #include <gtest/gtest.h>
 

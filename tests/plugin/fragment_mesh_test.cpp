@@ -7,10 +7,10 @@
 #include "test_assets.h"
 #include "test_meshes.h"
 
+#include "fragment_mesh.h"
+#include "object_state.h"
 #include "shatter/error.h"
-#include "shatter/fragment_mesh.h"
-#include "shatter/object_state.h"
-#include "shatter/signed_distance.h"
+#include "signed_distance.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // LargeArray: an ordinary vector for small sizes; from 2 MiB on, storage on a huge-page boundary
 // that keeps its contents through growth, copies and moves.
-#include "shatter/large_array.h"
+#include "large_array.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The maximum-distance order (TVCG §5.1) must equal the O(n²) definition exactly, ties included.
-#include "shatter/max_distance_order.h"
+#include "max_distance_order.h"
 
 #include "shatter/error.h"
 

@@ -1,5 +1,5 @@
 // importMesh on the corpus of tests/data/{good,bad}, written by tests/data/make_meshes.py.
-#include "shatter/mesh_import.h"
+#include "mesh_import.h"
 
 #include "mesh_test_shapes.h"
 

@@ -1,5 +1,5 @@
 // Repair: removing bad triangles, reorienting, welding and closing holes.
-#include "shatter/mesh_repair.h"
+#include "mesh_repair.h"
 
 #include "mesh_test_shapes.h"
 

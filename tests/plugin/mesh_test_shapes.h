@@ -2,8 +2,8 @@
 // procedural meshes of tests/support/test_meshes.h).
 #pragma once
 
-#include "shatter/mesh_import.h"
-#include "shatter/mesh_repair.h"
+#include "mesh_import.h"
+#include "mesh_repair.h"
 
 #include "test_meshes.h"
 #include "test_paths.h"

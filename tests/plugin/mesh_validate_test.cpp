@@ -1,5 +1,5 @@
 // Validation checks on meshes built here.
-#include "shatter/mesh_validate.h"
+#include "mesh_validate.h"
 
 #include "mesh_test_shapes.h"
 

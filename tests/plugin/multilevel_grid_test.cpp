@@ -1,8 +1,8 @@
 // The multilevel fragment grid (TVCG §4.5): level geometry, conservative culling against exact
 // sphere-box tests with more than a thousand fragments, the OR-of-children invariant after marking
 // and clearing, and effective culling of far spheres.
+#include "multilevel_grid.h"
 #include "shatter/error.h"
-#include "shatter/multilevel_grid.h"
 
 #include <gtest/gtest.h>
 

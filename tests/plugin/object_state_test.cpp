@@ -3,9 +3,9 @@
 // fragment_field_test.cpp.
 #include "fracture_fixtures.h"
 
-#include "shatter/crack_geometry.h"
+#include "crack_geometry.h"
+#include "object_state.h"
 #include "shatter/error.h"
-#include "shatter/object_state.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 // tetrahedralizes with the default settings into counts near Table 1's. That regenerating them
 // reproduces the files byte for byte is the ctest procedural_assets_reproducible
 // (tests/tools/make_assets.cmake).
-#include "shatter/mesh_import.h"
-#include "shatter/tetrahedralize.h"
+#include "mesh_import.h"
+#include "tetrahedralize.h"
 
 #include "test_paths.h"
 

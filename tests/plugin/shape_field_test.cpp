@@ -6,9 +6,9 @@
 // (on the surface, spread, covering), the cache, and the errors for bad shapes.
 #include "test_meshes.h"
 
+#include "shape_field.h"
 #include "shatter/error.h"
-#include "shatter/shape_field.h"
-#include "shatter/signed_distance.h"
+#include "signed_distance.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btBvhTriangleMeshShape.h>

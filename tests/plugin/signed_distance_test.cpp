@@ -1,7 +1,7 @@
 // Tests of the triangle BVH and the exact signed distance (triangle_bvh.h, signed_distance.h).
 #include "shatter/error.h"
-#include "shatter/signed_distance.h"
-#include "shatter/triangle_bvh.h"
+#include "signed_distance.h"
+#include "triangle_bvh.h"
 
 #include "test_meshes.h"
 

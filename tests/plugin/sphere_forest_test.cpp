@@ -2,7 +2,7 @@
 // tree is a valid sphere tree of exactly its fragment's points, updates touch only the parent's tree,
 // new crack points hang where Fig. 8 puts them, bad results are rejected without changes, and the
 // result is deterministic.
-#include "shatter/sphere_forest.h"
+#include "sphere_forest.h"
 
 #include "shatter/error.h"
 

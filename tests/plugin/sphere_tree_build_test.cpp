@@ -1,8 +1,8 @@
 // Sphere tree construction (TVCG §5.1, §6.1): level sizes, closest parents, exact radii, containment.
-#include "shatter/sphere_tree.h"
+#include "sphere_tree.h"
 
+#include "max_distance_order.h"
 #include "shatter/error.h"
-#include "shatter/max_distance_order.h"
 
 #include <gtest/gtest.h>
 

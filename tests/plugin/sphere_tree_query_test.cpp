@@ -1,9 +1,10 @@
 // TVCG Algorithm 1 with self-adapting contacts (§5.2) and max-distance traversal (§5.3): a plate
 // resting on the ground (Fig. 5), two fragments touching along their crack, and the invariants
 // (Full = brute force, Adaptive ⊆ Full, determinism, no allocation once warm).
-#include "shatter/sphere_tree_query.h"
+#include "shatter/error.h"
+#include "sphere_tree_query.h"
 
-#include "shatter/object_state.h"
+#include "object_state.h"
 
 #include "fracture_fixtures.h"
 #include "sphere_tree_fixtures.h"

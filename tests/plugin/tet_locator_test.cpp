@@ -4,7 +4,7 @@
 #include "test_meshes.h"
 
 #include "shatter/error.h"
-#include "shatter/tet_locator.h"
+#include "tet_locator.h"
 
 #include <gtest/gtest.h>
 

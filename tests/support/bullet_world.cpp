@@ -1,4 +1,5 @@
 #include "bullet_world.h"
+#include "asset_build.h"
 
 #include "test_paths.h"
 

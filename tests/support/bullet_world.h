@@ -5,10 +5,11 @@
 // loadOrBuildAsset with a cache file in the build tree, so each build directory builds them once.
 #pragma once
 
-#include "shatter/asset.h"
-#include "shatter/bullet_plugin.h"
-#include "shatter/fracturable_shape.h"
-#include "shatter/object_state.h"
+#include "asset.h"
+#include "asset_build.h"
+#include "bullet_plugin.h"
+#include "fracturable_shape.h"
+#include "object_state.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorldMt.h>
 #include <btBulletDynamicsCommon.h>

@@ -32,10 +32,10 @@
 // Not thread-safe (reference queries reuse scratch and cache exact surface distances).
 #pragma once
 
-#include "shatter/asset.h"
-#include "shatter/crack_geometry.h"
-#include "shatter/fracture_result.h"
-#include "shatter/triangle_bvh.h"
+#include "asset.h"
+#include "crack_geometry.h"
+#include "fracture_result.h"
+#include "triangle_bvh.h"
 
 #include <memory>
 #include <optional>

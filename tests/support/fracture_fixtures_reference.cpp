@@ -1,10 +1,11 @@
 // AnalyticFracture's brute-force references (classification, exact distances) and the fixture helpers
 // (meshes, assets, random planes and sites).
+#include "asset_build.h"
 #include "fracture_fixtures.h"
 
 #include "fracture_fixtures_state.h"
+#include "mesh_import.h"
 #include "shatter/error.h"
-#include "shatter/mesh_import.h"
 #include "test_paths.h"
 
 #include <algorithm>
@@ -326,7 +327,7 @@ std::shared_ptr<const Asset> buildTestAsset(TriMesh mesh, const std::string& nam
 {
     AssetOptions options;
     options.tets.maxEdgeFactor = maxEdgeFactor;
-    return std::make_shared<const Asset>(Asset::build(std::move(mesh), name, options));
+    return std::make_shared<const Asset>(buildAsset(std::move(mesh), name, options));
 }
 
 std::shared_ptr<const Asset> loadTestAsset(const std::string& file, Real maxEdgeFactor)

@@ -4,9 +4,9 @@
 // of a broken object.
 #pragma once
 
-#include "shatter/asset.h"
-#include "shatter/object_state.h"
-#include "shatter/sphere_tree_query.h"
+#include "asset.h"
+#include "object_state.h"
+#include "sphere_tree_query.h"
 
 #include <Eigen/Geometry>
 

@@ -1,4 +1,5 @@
 #include "test_assets.h"
+#include "asset_build.h"
 
 #include "fracture_fixtures.h"
 #include "shatter/error.h"

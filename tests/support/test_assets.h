@@ -1,7 +1,8 @@
 // The assets tests and benchmarks share, built once per build tree and once per process.
 #pragma once
 
-#include "shatter/asset.h"
+#include "asset.h"
+#include "asset_build.h"
 
 #include <memory>
 #include <string>

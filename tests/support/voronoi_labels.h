@@ -27,8 +27,8 @@ Real windingNumber(const TriMesh& mesh, const Vec3& p);
 
 } // namespace shatter::test
 
-#include "shatter/fracture/voronoi_labelling.h"
-#include "shatter/object_state.h"
+#include "object_state.h"
+#include "voronoi_labelling.h"
 
 #include <cmath>
 #include <random>

@@ -8,7 +8,7 @@
 #include "procedural.h"
 
 #include "shatter/error.h"
-#include "shatter/tetrahedralize.h"
+#include "tetrahedralize.h"
 
 #include <CLI/CLI.hpp>
 

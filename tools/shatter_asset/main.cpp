@@ -3,7 +3,8 @@
 //   shatter_asset info FILE [--json]
 #include "progress_bar.h"
 
-#include "shatter/asset.h"
+#include "asset.h"
+#include "asset_build.h"
 #include "shatter/error.h"
 
 #include <CLI/CLI.hpp>
@@ -39,7 +40,7 @@ int build(const std::string& input, const std::string& output, const shatter::As
     shatter::cli::ProgressBar bar("building", true);
     if (force)
     {
-        asset = shatter::Asset::fromMesh(input, options, bar.callback());
+        asset = shatter::buildAssetFromFile(input, options, bar.callback());
         asset.save(output);
         why = "--force";
     }

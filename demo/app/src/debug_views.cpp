@@ -2,7 +2,7 @@
 
 #include "palette.h"
 
-#include "shatter/object_state.h"
+#include "object_state.h"
 #include "shatter/scenes/scene_world.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>

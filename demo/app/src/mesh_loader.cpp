@@ -1,7 +1,7 @@
 #include "mesh_loader.h"
 
+#include "mesh_import.h"
 #include "shatter/error.h"
-#include "shatter/mesh_import.h"
 
 #include <chrono>
 

@@ -2,7 +2,7 @@
 // triangle's crack flag, so crack faces can be shaded apart from the original surface.
 #pragma once
 
-#include "shatter/fragment_mesh.h"
+#include "fragment_mesh.h"
 
 #include <glad/gl.h>
 

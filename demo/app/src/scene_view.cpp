@@ -1,6 +1,6 @@
 #include "scene_view.h"
 
-#include "shatter/bullet_convert.h"
+#include "bullet_convert.h"
 #include "shatter/scenes/scene_world.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>

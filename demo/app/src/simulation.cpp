@@ -1,7 +1,7 @@
 #include "simulation.h"
 
-#include "shatter/bullet_plugin.h"
-#include "shatter/fracturable_shape.h"
+#include "bullet_plugin.h"
+#include "fracturable_shape.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 

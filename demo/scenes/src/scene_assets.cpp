@@ -1,4 +1,5 @@
 #include "scene_assets.h"
+#include "asset_build.h"
 
 #include "shatter/error.h"
 

@@ -2,7 +2,8 @@
 // in memory per process so that every object, reset and SceneWorld shares one immutable Asset.
 #pragma once
 
-#include "shatter/asset.h"
+#include "asset.h"
+#include "asset_build.h"
 
 #include <filesystem>
 #include <memory>

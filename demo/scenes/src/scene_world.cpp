@@ -20,7 +20,7 @@
 
 #include "scene_assets.h"
 
-#include "shatter/bullet_plugin.h"
+#include "bullet_plugin.h"
 #include "shatter/error.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>

@@ -3,7 +3,7 @@
 // a ground, the time step, and scripted events. Format: docs/scenes.md.
 #pragma once
 
-#include "shatter/fracture/fracture_system.h"
+#include "fracture_system.h"
 #include "shatter/fracture/material.h"
 
 #include <Eigen/Geometry>

@@ -3,9 +3,9 @@
 // the benchmarks and the demo all drive scenes through it.
 #pragma once
 
-#include "shatter/progress.h"
+#include "progress.h"
 #include "shatter/scenes/scene.h"
-#include "shatter/sphere_tree_query.h"
+#include "sphere_tree_query.h"
 
 #include <cstdint>
 #include <memory>

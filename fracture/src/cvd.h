@@ -1,0 +1,117 @@
+// Discrete centroidal Voronoi diagram on the tet nodes of one fragment (CVD §3.2-3.3): Lloyd's method
+// in the metric space (3-D positions, possibly warped, or a high-dimensional interior embedding), where
+// each Voronoi update floods labels from the sites through the tet edges of the fragment, so every cell
+// is one connected set of nodes that grows through material only (fracture_notes §1.8).
+#pragma once
+
+#include "fragment_field.h"
+#include "tet_mesh.h"
+#include "voronoi_labelling.h"
+
+#include <span>
+#include <vector>
+
+namespace shatter::fracture
+{
+
+/// The part of the tet mesh one fracture event splits: the parent fragment's nodes and the tet edges
+/// the flooding may cross. Indices into `nodes` are called local node indices.
+struct FragmentRegion
+{
+    FragmentId parent = 0;
+    std::vector<Index> nodes;            ///< the parent's tet nodes (asset node ids), increasing
+    std::vector<Real> nodeVolumes;       ///< per local node: ¼ of each incident region tet's volume (m³)
+    std::vector<Index> adjacencyOffsets; ///< CSR, nodes.size() + 1 entries
+    std::vector<Index> adjacency;        ///< local neighbours of local node i, increasing
+
+    Index nodeCount() const { return Index(nodes.size()); }
+    std::span<const Index> neighbors(Index local) const
+    {
+        return {adjacency.data() + adjacencyOffsets[local],
+                std::size_t(adjacencyOffsets[local + 1] - adjacencyOffsets[local])};
+    }
+    /// Local index of asset node `node`, kInvalidIndex if it is not in the region (binary search).
+    Index localIndex(Index node) const;
+    /// Σ nodeVolumes (m³).
+    Real volume() const;
+};
+
+/// The whole mesh as one region (fragment 0 of an unbroken object). `mesh` needs its connectivity.
+FragmentRegion wholeMeshRegion(const TetMesh& mesh);
+
+/// The region of live fragment `parent` of an object: the nodes the field assigns to it, and the tet
+/// edges between two of them in tets where `parent` has a region (FragmentField::findRegion). A
+/// fragment's region inside one tet is convex (an intersection of half-spaces, DESIGN.md §4), so such
+/// an edge lies in the fragment's material. Node volumes count those tets. Throws shatter::Error if
+/// `parent` has no nodes.
+FragmentRegion fragmentRegion(const FragmentField& field, FragmentId parent);
+
+/// Settings of computeCvd; checked there.
+struct CvdSettings
+{
+    int maxIterations = 30;    ///< Lloyd iterations (floods) at most, ≥ 1 (fracture_notes §1.8: 20-30)
+    Real moveTolerance = 1e-3; ///< stop when every site moves less than this × the region's metric diameter
+    unsigned threads = 1; ///< threads for the nearest-node search (0: all cores); results do not depend on it
+    bool recordEnergies = true; ///< fill CvdStats::energyHistory
+};
+
+/// What computeCvd did.
+struct CvdStats
+{
+    int iterations = 0;              ///< floods performed
+    bool converged = false;          ///< labels stable or sites still (false: stopped by maxIterations)
+    int reseeded = 0;                ///< empty or weightless cells moved (CVD §3.3, fracture_notes §1.8)
+    double milliseconds = 0;         ///< wall time of computeCvd
+    Real diameter = 0;               ///< diagonal of the region's bounding box in the metric space
+    std::vector<Real> cellEnergy;    ///< E_D,i per site of the result (discrete CVD eq. 1, J·m² for α = 1)
+    Real totalEnergy = 0;            ///< Σ cellEnergy: E_D of CVD eq. 3
+    std::vector<Real> energyHistory; ///< E_D after each flood, with the sites that flooded
+};
+
+/// Lloyd's method with flooding (CVD §3.3). `weights` are the node weights w (per local node, ≥ 0,
+/// finite, not all 0; see nodeWeights in fracture_degree.h); `coords` are the nodes' points in the
+/// metric space, `dimension` reals each, indexed either by asset node id (size = dimension × asset
+/// node count) or by local node (size = dimension × region.nodeCount()); `initialSites` holds the
+/// starting sites, `dimension` reals each (at least one site, at most one per node). Per iteration:
+///  1. flood labels from each site's nearest node (nearest within its previous cell after the first
+///     iteration) with a min-heap keyed by metric distance to the site;
+///  2. move each site to its cell's weighted centroid in the metric space (CVD eq. 14-15); an empty or
+///     weightless cell is reseeded at the node with the largest energy contribution w·dist² of the
+///     cell with the largest E_D,i;
+///  3. stop when no label changes, when every site moves less than moveTolerance × diameter (after one
+///     more flood so labels and sites agree), or after maxIterations.
+/// The result's labels are the last flood from its sites. Deterministic: ties break on (distance,
+/// site, node). Throws shatter::Error on bad input (sizes, NaN, negative weights, bad site count).
+VoronoiLabelling computeCvd(const FragmentRegion& region, std::span<const Real> weights,
+                            std::span<const Real> coords, int dimension, std::span<const Real> initialSites,
+                            const CvdSettings& settings = {}, CvdStats* stats = nullptr);
+
+/// The nodes' metric coordinates gathered per local node (dimension × region.nodeCount()), from
+/// `coords` indexed by asset node or already by local node (see computeCvd). Throws on a size mismatch.
+std::vector<Real> gatherRegionCoords(const FragmentRegion& region, std::span<const Real> coords,
+                                     int dimension);
+
+/// One flood (step 1 of computeCvd) from `sites` over local coordinates `localCoords`: a label per local
+/// node; every label is one connected set of nodes (nodes of region components no site's flood reaches
+/// are flooded from their node nearest to any site). Each site starts at its nearest node — among the
+/// nodes `previous` gives that site, when `previous` (the last labels) is not empty and gives it any;
+/// this keeps a site in its own cell and costs O(n·d) instead of O(n·N·d). Cells may be empty.
+std::vector<std::uint32_t> floodLabels(const FragmentRegion& region, std::span<const Real> localCoords,
+                                       int dimension, std::span<const Real> sites, unsigned threads = 1,
+                                       std::span<const std::uint32_t> previous = {});
+
+/// The plain Voronoi assignment without flooding: each local node's nearest site (lowest site on ties).
+std::vector<std::uint32_t> nearestSiteLabels(std::span<const Real> localCoords, int dimension,
+                                             std::span<const Real> sites, unsigned threads = 1);
+
+/// E_D,i = Σ_{v in cell i} w_v ‖x_v − s_i‖² per site (discrete CVD eq. 1) of a labelling.
+std::vector<Real> cellEnergies(std::span<const Real> localCoords, int dimension,
+                               std::span<const Real> weights, std::span<const std::uint32_t> labels,
+                               std::span<const Real> sites);
+
+/// Connected components of each label over the region's edges (an edge joins two nodes only if both
+/// carry the label): the component count per label, 0 for an empty label.
+std::vector<Index> labelComponentCounts(const FragmentRegion& region, std::span<const std::uint32_t> labels,
+                                        std::uint32_t labelCount);
+
+} // namespace shatter::fracture

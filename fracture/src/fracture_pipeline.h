@@ -1,0 +1,120 @@
+// One fracture event, Bullet-free (DESIGN.md §3, §5): impact forces on one live fragment → strain
+// energy (FEM or modal, deformation.h) → criterion and degree with a CVD in the chosen metric
+// (fracture_degree.h, cvd.h) → tet-lattice tessellation (tessellation.h) → the FractureResult that
+// ObjectState::apply consumes. FractureSystem runs it for Bullet worlds; tests and tools call it
+// directly.
+#pragma once
+
+#include "deformation.h"
+#include "fracture_degree.h"
+#include "fracture_result.h"
+#include "interior_embedding.h"
+#include "object_state.h"
+#include "shatter/fracture/material.h"
+#include "strain_energy.h"
+#include "tessellation.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+
+namespace shatter::fracture
+{
+
+/// Which metric the CVD measures distances in (CVD §3.2).
+enum class FractureMetric
+{
+    Auto,      ///< Interior for non-convex assets (volume < 0.95 × convex hull volume), else Euclidean
+    Euclidean, ///< warped rest positions
+    Interior,  ///< the interior-distance embedding of the asset (computed once per asset and warp)
+};
+
+/// Settings of the pipeline; checked by FracturePipeline's constructor.
+///
+/// Modal model and fragments: a fragment gets its own modal basis, computed by the same code at its
+/// first impact and then cached like the object's (modal_deformation.h); there is no FEM fallback, so
+/// both models stay what they claim to be. prepare() computes the unbroken object's basis up front.
+/// γ was fitted with the FEM model: the modal response of k modes carries less energy (its smooth
+/// part), so the same γ breaks less with it.
+struct PipelineSettings
+{
+    DeformationOptions deformation; ///< FEM or modal, contact radius, cache size
+    FractureMetric metric = FractureMetric::Auto;
+    /// For the interior metric (its warp is replaced by the Material's). The 3-D position is appended
+    /// (positionWeight = 1, fracture_notes §1.7): the landmark embedding alone distorts short distances
+    /// enough that on the piggy bank its Voronoi cells split about as often as Euclidean ones
+    /// (cvd_test InteriorMetricSplitsFewerCellsOnThePiggyBank, issue 6 acceptance 4).
+    EmbeddingOptions embedding{.positionWeight = 1, .warp = {}};
+    PlanSettings plan;                ///< criterion variant and CVD settings
+    TessellationOptions tessellation; ///< threads, margins (its density is replaced by the Material's)
+    /// Fill FractureEventStats::splitCells (costs one nearest-site pass over the region per event).
+    bool countSplitCells = false;
+};
+
+/// What one event cost and produced; every time in milliseconds.
+struct FractureEventStats
+{
+    FragmentId parent = kNoFragment;
+    FractureMetric metric = FractureMetric::Auto; ///< the metric used: Euclidean or Interior
+    double deformationMs = 0;
+    double metricMs = 0; ///< metric coordinates (and the interior embedding when first needed)
+    double planMs = 0;   ///< criterion, degree search and the CVDs
+    double tessellationMs = 0;
+    double updateMs = 0; ///< ObjectState::apply (filled by whoever applies the result)
+    double totalMs = 0;
+    Real strainEnergy = 0; ///< J, total of the region
+    PlanStats plan;
+    TessellationStats tessellation;
+    Index fragments = 0; ///< new fragments (0: no fracture)
+    Index cells = 0;     ///< Voronoi cells of the chosen CVD (fragments ≥ cells: a cell may fall apart)
+    /// With PipelineSettings::countSplitCells: cells of the plain nearest-site assignment of the final
+    /// sites (no flooding) that are disconnected through the tet edges — the CVD §3.2 failure the
+    /// interior metric avoids (issue 6 acceptance 4).
+    Index splitCells = 0;
+    bool belowMinVolume = false; ///< the parent was smaller than Material::minFragmentVolume: kept whole
+};
+
+/// The pipeline with its caches (deformation factorisations / bases, interior embeddings per asset).
+/// fracture() may be called from several threads for different objects.
+class FracturePipeline
+{
+public:
+    explicit FracturePipeline(const PipelineSettings& settings = {});
+    ~FracturePipeline();
+
+    const PipelineSettings& settings() const { return pipelineSettings; }
+
+    /// Decides and computes the fracture of live fragment `fragment` of `state` under `forces` (material
+    /// frame). std::nullopt when the criterion says it holds. Deterministic for a given seed. Does not
+    /// modify `state`: the caller applies the result. Throws shatter::Error on bad input.
+    std::optional<FractureResult> fracture(const ObjectState& state, FragmentId fragment,
+                                           const Material& material, std::span<const ImpactForce> forces,
+                                           std::uint64_t seed, FractureEventStats* stats = nullptr);
+
+    /// Moves the expensive per-asset work (embedding, factorisation / modal basis of the whole object)
+    /// off the first fracture event.
+    void prepare(const ObjectState& state, const Material& material);
+
+    /// The metric the pipeline uses for `asset` (Euclidean or Interior; resolves Auto, computing the
+    /// asset's convex hull once).
+    FractureMetric metricFor(const std::shared_ptr<const Asset>& asset);
+
+    /// The deformation model (with its cache).
+    Deformation& deformationModel() { return *deformation; }
+
+private:
+    struct AssetEntry; // per asset: convexity, embeddings per warp
+    AssetEntry& entryFor(const std::shared_ptr<const Asset>& asset); // with embeddingMutex held
+    std::shared_ptr<const InteriorEmbedding> embeddingFor(const std::shared_ptr<const Asset>& asset,
+                                                          const MetricWarp& warp);
+
+    PipelineSettings pipelineSettings;
+    std::unique_ptr<Deformation> deformation;
+    std::mutex embeddingMutex;
+    std::map<const Asset*, std::unique_ptr<AssetEntry>> assets;
+};
+
+} // namespace shatter::fracture

@@ -1,0 +1,120 @@
+// FracturableCollisionAlgorithm: Bullet's per-pair narrow phase for pairs with at least one
+// FracturableShape (DESIGN.md §4). Bullet creates one when the broad phase reports the pair and keeps it
+// while the pair's boxes overlap, so it is where the pair's state lives: the self-adapting contact
+// budget m (TVCG §5.2) and the manifolds. The why of the implementation is in the comment at the top of
+// fracturable_collision_algorithm.cpp. Users only need registerCollisionAlgorithms (bullet_plugin.h).
+#pragma once
+
+#include "bullet_plugin.h"
+
+#include <BulletCollision/CollisionDispatch/btActivatingCollisionAlgorithm.h>
+#include <BulletCollision/CollisionDispatch/btCollisionCreateFunc.h>
+#include <LinearMath/btAlignedObjectArray.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace shatter
+{
+
+class ShapeField;
+class ShapeFieldCache;
+
+namespace detail
+{
+struct PairSide;    // one side of a pair at a step (fracturable_collision_algorithm.cpp)
+struct PairScratch; // per-thread buffers of the narrow phase
+} // namespace detail
+
+/// The counters behind CollisionStatistics: relaxed atomics, since pairs may run on several threads
+/// and only the totals matter.
+struct CollisionCounters
+{
+    std::atomic<long> outputContacts{0};
+    std::atomic<long> collidingPoints{0};
+    std::atomic<long> pairs{0};
+};
+
+/// What every algorithm of one registration shares: the settings, the other shapes' fields and the
+/// statistics counters (the only shared state a pair writes).
+struct CollisionContext
+{
+    CollisionSettings settings;
+    std::shared_ptr<ShapeFieldCache> fields;
+    std::shared_ptr<CollisionCounters> counters;
+};
+
+/// The narrow phase of one pair; see the file comment.
+class FracturableCollisionAlgorithm : public btActivatingCollisionAlgorithm
+{
+public:
+    /// `closestPoints`: created from the closest-point table (contactTest, contactPairTest): a one-shot
+    /// query that also reports points within resultOut->m_closestPointDistanceThreshold.
+    FracturableCollisionAlgorithm(const btCollisionAlgorithmConstructionInfo& ci,
+                                  const btCollisionObjectWrapper* body0Wrap,
+                                  const btCollisionObjectWrapper* body1Wrap,
+                                  std::shared_ptr<const CollisionContext> context, bool closestPoints);
+    ~FracturableCollisionAlgorithm() override;
+
+    void processCollision(const btCollisionObjectWrapper* body0Wrap,
+                          const btCollisionObjectWrapper* body1Wrap, const btDispatcherInfo& dispatchInfo,
+                          btManifoldResult* resultOut) override;
+    /// Unused by Bullet's discrete dynamics (nothing sets DISPATCH_CONTINUOUS); no time of impact.
+    btScalar calculateTimeOfImpact(btCollisionObject*, btCollisionObject*, const btDispatcherInfo&,
+                                   btManifoldResult*) override
+    {
+        return btScalar(1);
+    }
+    /// Every manifold of the pair (4 points each; as many as the contacts need).
+    void getAllContactManifolds(btManifoldArray& manifoldArray) override;
+
+    /// The pair's current budget m (TVCG §5.2).
+    Index contactBudget() const { return m_budget; }
+
+    /// Creates the algorithm for pairs with a FracturableShape; other pairs (e.g. a btSdfCollisionShape,
+    /// which shares the type id) go to `fallback`, the configuration's default entry.
+    struct CreateFunc : public btCollisionAlgorithmCreateFunc
+    {
+        std::shared_ptr<const CollisionContext> context;
+        btCollisionAlgorithmCreateFunc* fallback = nullptr;
+        int poolElementSize = 0; ///< the dispatcher's pool slot; larger algorithms go to btAlignedAlloc
+        bool closestPoints = false;
+
+        btCollisionAlgorithm* CreateCollisionAlgorithm(btCollisionAlgorithmConstructionInfo& ci,
+                                                       const btCollisionObjectWrapper* body0Wrap,
+                                                       const btCollisionObjectWrapper* body1Wrap) override;
+    };
+
+private:
+    /// Where each contact went last step: key = point id · 2 + owner side, slot = manifold index.
+    struct Route
+    {
+        std::uint32_t key;
+        std::uint32_t slot;
+    };
+
+    const Route* findRoute(std::uint32_t key) const;
+    /// Adaptive: drops tunnelled and ambiguous-edge contacts and updates m_pairNormal (see the .cpp).
+    void filterNormals(Real tolerance, Real band, detail::PairScratch& s);
+    /// Adaptive: keeps `keep` of this step's contacts, spread out (contact_selection.h).
+    void selectContacts(Index keep, Real tolerance, detail::PairScratch& s) const;
+    /// Assigns every contact its manifold (creating manifolds as needed) and records the routes.
+    void routeContacts(const btCollisionObject* const (&objects)[2], detail::PairScratch& s);
+    /// Writes this step's contacts into the manifolds, refreshes them and releases the empty ones.
+    void addContacts(const btCollisionObject* const (&objects)[2], const detail::PairSide (&sides)[2],
+                     Real band, btManifoldResult* resultOut, detail::PairScratch& s);
+
+    std::shared_ptr<const CollisionContext> m_context;
+    std::shared_ptr<const ShapeField> m_fields[2]; // per side: the non-fracturable shape's field, else null
+    btAlignedObjectArray<btPersistentManifold*> m_manifolds;
+    std::vector<Route> m_routes; // sorted by key
+    Index m_budget;
+    Vec3 m_pairNormal = Vec3::Zero(); // world normal on B of the last step with contacts; 0 = none yet
+    btScalar m_breakingThreshold = 0; // the manifolds' own contact breaking threshold (Bullet's default)
+    std::uint8_t m_kind[2];           // per side: fracturable, ShapeField, unsupported
+    bool m_closestPoints;
+};
+
+} // namespace shatter

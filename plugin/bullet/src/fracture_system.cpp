@@ -1,0 +1,523 @@
+// FractureSystem (DESIGN.md §2-§3, reference/bullet_integration.md §6): the Bullet side of fracture.
+//
+// After each internal step (the post-tick callback, so Bullet has solved the step's contacts and
+// written m_appliedImpulse back) it reads every manifold the dispatcher holds. Each contact point on a
+// body the system owns contributes a force J·n/dt at its world point on that body (n = the normal
+// pushing that body: m_normalWorldOnB for body A, its negative for body B), moved into the object's
+// material frame through the body transform T and the fixed offset O (DESIGN.md §2). Every point of
+// every manifold of every pair of the body counts (a body resting on the ground and hit by a ball gets
+// both loads; the FEM's inertia relief balances them, fracture_notes §1.3). The bodies with an impact
+// are then processed strongest total impulse first, at most maxEventsPerStep per step, each through
+// FracturePipeline::fracture with a seed derived from (settings.seed, object, run count of the object)
+// — deterministic for a deterministic simulation.
+//
+// A fracture follows the safe sequence of bullet_integration.md §6: copy the parent's kinematics,
+// ObjectState::apply (TVCG §4.2, §6), remove the parent's constraints and body (and forget its shape
+// in the plugin's per-dispatcher cache), add one body per new fragment at the parent's placement with
+// v + ω × (c_f − c_p) and ω, the parent's collision filter, damping, friction and restitution, and —
+// inside a step — gravity applied by hand (stepSimulation applied it once before its substeps).
+// Fragments are always dynamic, even those of a static object: a broken wall falls apart.
+#include "fracture_system.h"
+
+#include "bullet_convert.h"
+#include "bullet_plugin.h"
+#include "fragment_body.h"
+#include "shatter/error.h"
+
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <btBulletDynamicsCommon.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <unordered_map>
+
+namespace shatter::fracture
+{
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::uint64_t splitMix(std::uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+void tickCallback(btDynamicsWorld* world, btScalar timeStep)
+{
+    static_cast<FractureSystem*>(world->getWorldUserInfo())->onInternalTick(timeStep);
+}
+
+void checkSettings(const FractureSystemSettings& s)
+{
+    if (!std::isfinite(s.minImpulse) || s.minImpulse < 0)
+        throw Error("FractureSystemSettings", "minImpulse must be finite and >= 0");
+    if (s.maxEventsPerStep < 1)
+        throw Error("FractureSystemSettings", "maxEventsPerStep must be >= 1");
+    if (!std::isfinite(s.impulseGrowth) || s.impulseGrowth < 1)
+        throw Error("FractureSystemSettings", "impulseGrowth must be finite and >= 1");
+    if (!(s.heldImpulseDecay > 0 && s.heldImpulseDecay <= 1))
+        throw Error("FractureSystemSettings", "heldImpulseDecay must be in (0, 1]");
+}
+
+struct BodyKey
+{
+    ObjectId object = 0;
+    FragmentId fragment = kNoFragment;
+    auto operator<=>(const BodyKey&) const = default;
+};
+
+} // namespace
+
+struct FractureSystem::Impl
+{
+    struct Object
+    {
+        std::shared_ptr<ObjectState> state;
+        Material material;
+        ObjectOptions options;
+        std::map<FragmentId, FragmentBody> bodies; // live fragments, increasing id
+        std::uint64_t runs = 0;                    // pipeline runs: the event index of the seed
+        std::map<FragmentId, Real> heldImpulse;    // per fragment: see FractureSystemSettings::impulseGrowth
+    };
+
+    Impl(btDiscreteDynamicsWorld& w, const FractureSystemSettings& s)
+        : world(w), settings(s), pipeline(s.pipeline)
+    {
+    }
+
+    btCollisionDispatcher* dispatcher() const
+    {
+        return dynamic_cast<btCollisionDispatcher*>(world.getDispatcher());
+    }
+
+    Object& object(ObjectId id)
+    {
+        const auto it = objects.find(id);
+        if (it == objects.end())
+            throw Error("FractureSystem", "unknown object " + std::to_string(id));
+        return it->second;
+    }
+
+    void addBody(BodyKey key, FragmentBody body, int group, int mask)
+    {
+        world.addRigidBody(body.body.get(), group, mask);
+        owners[body.body.get()] = key;
+        objects.at(key.object).bodies.emplace(key.fragment, std::move(body));
+    }
+
+    void removeBody(Object& o, FragmentId fragment)
+    {
+        const auto it = o.bodies.find(fragment);
+        if (it == o.bodies.end())
+            return;
+        btRigidBody* body = it->second.body.get();
+        while (body->getNumConstraintRefs() > 0)
+            world.removeConstraint(body->getConstraintRef(0));
+        world.removeRigidBody(body);
+        owners.erase(body);
+        if (btCollisionDispatcher* d = dispatcher())
+            forgetShape(*d, it->second.shape.get());
+        o.bodies.erase(it);
+    }
+
+    std::optional<FractureEvent> fracture(ObjectId id, FragmentId fragment,
+                                          std::span<const ImpactForce> forces, bool insideStep);
+
+    btDiscreteDynamicsWorld& world;
+    FractureSystemSettings settings;
+    FracturePipeline pipeline;
+    bool callbackInstalled = false;
+    std::map<ObjectId, Object> objects;
+    std::vector<ObjectId> ids; // increasing
+    ObjectId nextId = 0;
+    std::unordered_map<const btCollisionObject*, BodyKey> owners; // lookups only, never iterated
+    std::vector<FractureEvent> lastEvents;
+
+    // onInternalTick scratch, kept between steps so that a step without fracture does not allocate.
+    struct ContactForce
+    {
+        BodyKey key;
+        ImpactForce force;
+        Real impulse = 0; // N·s
+    };
+    struct Impact
+    {
+        BodyKey key;
+        std::uint32_t begin = 0, end = 0; // its range of contactForces
+        Real impulse = 0;                 // Σ J, N·s
+    };
+    std::vector<ContactForce> contactForces;
+    std::vector<Impact> impactScratch;
+    std::vector<ImpactForce> forceScratch;
+    std::size_t total = 0;
+    FractureStepStats stepStats;
+};
+
+std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, FragmentId fragment,
+                                                            std::span<const ImpactForce> forces,
+                                                            bool insideStep)
+{
+    Object& o = object(id);
+    if (!o.options.fracturable || !o.state->alive(fragment) || !o.bodies.contains(fragment))
+        return std::nullopt;
+    const std::uint64_t seed = splitMix(settings.seed ^ splitMix((std::uint64_t(id) << 32) ^ o.runs++));
+    FractureEvent event;
+    event.object = id;
+    event.parent = fragment;
+    std::optional<FractureResult> result =
+        pipeline.fracture(*o.state, fragment, o.material, forces, seed, &event.stats);
+    ++stepStats.evaluations;
+    stepStats.maxWholeEnergy = std::max(stepStats.maxWholeEnergy, event.stats.plan.wholeEnergy);
+    if (!result)
+        return std::nullopt;
+
+    const auto start = Clock::now();
+    // The parent's kinematics, before it goes.
+    const FragmentBody& parent = o.bodies.at(fragment);
+    const btRigidBody& pb = *parent.body;
+    const Eigen::Isometry3d materialToWorld = toEigen(pb.getWorldTransform()) * parent.materialToBody;
+    const Vec3 v = toEigen(pb.getLinearVelocity());
+    const Vec3 w = toEigen(pb.getAngularVelocity());
+    const Vec3 c = toEigen(pb.getCenterOfMassPosition());
+    // The parent's collision filter, unless it was static: its fragments are dynamic bodies.
+    const bool keepFilter = pb.getBroadphaseHandle() && !pb.isStaticOrKinematicObject();
+    const int group =
+        keepFilter ? pb.getBroadphaseHandle()->m_collisionFilterGroup : int(btBroadphaseProxy::DefaultFilter);
+    const int mask =
+        keepFilter ? pb.getBroadphaseHandle()->m_collisionFilterMask : int(btBroadphaseProxy::AllFilter);
+    const btScalar linearDamping = pb.getLinearDamping(), angularDamping = pb.getAngularDamping();
+    const bool keepAwake = pb.getActivationState() == DISABLE_DEACTIVATION;
+
+    o.state->apply(*result);
+    removeBody(o, fragment);
+    for (FragmentId f : result->fragments)
+    {
+        FragmentBody b;
+        try
+        {
+            b = makeFragmentBody(settings.shapes, o.state, f, materialToWorld, o.material.density, true);
+        }
+        catch (const Error& e)
+        {
+            // A fragment whose surface encloses no volume cannot be a rigid body, nor, as a fracturable
+            // shape, one without sphere-tree points (a piece inside one tet: it could not collide). It
+            // stays in the ObjectState (its siblings' collision data are right) but has no body.
+            ++stepStats.bodylessFragments;
+            stepStats.lastError = e.what();
+            continue;
+        }
+        btRigidBody& body = *b.body;
+        const Vec3 cf = toEigen(body.getCenterOfMassPosition());
+        body.setLinearVelocity(toBullet(Vec3(v + w.cross(cf - c))));
+        body.setAngularVelocity(toBullet(w));
+        body.setInterpolationLinearVelocity(body.getLinearVelocity());
+        body.setInterpolationAngularVelocity(body.getAngularVelocity());
+        body.setFriction(btScalar(o.options.friction));
+        body.setRestitution(btScalar(o.options.restitution));
+        body.setDamping(linearDamping, angularDamping);
+        body.setActivationState(keepAwake ? DISABLE_DEACTIVATION : ACTIVE_TAG);
+        addBody({id, f}, std::move(b), group, mask);
+        if (insideStep)
+            body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
+        event.fragments.push_back(f);
+    }
+    event.stats.updateMs = msSince(start);
+    event.stats.totalMs += event.stats.updateMs;
+    return event;
+}
+
+FractureSystem::FractureSystem(btDiscreteDynamicsWorld& world, const FractureSystemSettings& settings)
+{
+    checkSettings(settings);
+    impl = std::make_unique<Impl>(world, settings);
+    if (settings.shapes == FragmentShapeKind::GImpact)
+        if (btCollisionDispatcher* d = impl->dispatcher())
+            btGImpactCollisionAlgorithm::registerAlgorithm(d); // idempotent; GImpact pairs need it
+    if (settings.installCallback)
+    {
+        world.setInternalTickCallback(tickCallback, this, false);
+        impl->callbackInstalled = true;
+    }
+}
+
+FractureSystem::~FractureSystem()
+{
+    clear();
+    if (impl->callbackInstalled && impl->world.getWorldUserInfo() == this)
+        impl->world.setInternalTickCallback(nullptr, nullptr, false);
+}
+
+ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Material& material,
+                                   const Eigen::Isometry3d& placement, const ObjectOptions& options)
+{
+    if (!asset)
+        throw Error("FractureSystem::addObject", "null asset");
+    checkMaterial(material, asset->tetMesh.tetCount(), "FractureSystem::addObject material");
+    if (!placement.matrix().allFinite() || !options.linearVelocity.allFinite() ||
+        !options.angularVelocity.allFinite())
+        throw Error("FractureSystem::addObject", "placement and velocities must be finite");
+    if (!(options.friction >= 0) || !(options.restitution >= 0))
+        throw Error("FractureSystem::addObject", "friction and restitution must be >= 0");
+
+    Impl::Object o;
+    o.state = std::make_shared<ObjectState>(std::move(asset), impl->settings.objectState);
+    o.material = material;
+    o.options = options;
+    if (options.fracturable)
+        impl->pipeline.prepare(*o.state, material); // factorisation / basis / embedding now, not at impact
+
+    FragmentBody b =
+        makeFragmentBody(impl->settings.shapes, o.state, 0, placement, material.density, options.dynamic);
+    btRigidBody& body = *b.body;
+    body.setLinearVelocity(toBullet(options.linearVelocity));
+    body.setAngularVelocity(toBullet(options.angularVelocity));
+    body.setFriction(btScalar(options.friction));
+    body.setRestitution(btScalar(options.restitution));
+
+    const ObjectId id = impl->nextId++;
+    impl->objects.emplace(id, std::move(o));
+    impl->ids.push_back(id);
+    impl->addBody({id, 0}, std::move(b),
+                  int(options.dynamic ? btBroadphaseProxy::DefaultFilter : btBroadphaseProxy::StaticFilter),
+                  int(options.dynamic ? btBroadphaseProxy::AllFilter
+                                      : btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter));
+    return id;
+}
+
+void FractureSystem::removeObject(ObjectId object)
+{
+    Impl::Object& o = impl->object(object);
+    while (!o.bodies.empty())
+        impl->removeBody(o, o.bodies.begin()->first);
+    impl->objects.erase(object);
+    impl->ids.erase(std::find(impl->ids.begin(), impl->ids.end(), object));
+}
+
+void FractureSystem::clear()
+{
+    while (!impl->ids.empty())
+        removeObject(impl->ids.back());
+}
+
+std::span<const ObjectId> FractureSystem::objects() const
+{
+    return impl->ids;
+}
+
+const ObjectState& FractureSystem::state(ObjectId object) const
+{
+    return *impl->object(object).state;
+}
+
+const Eigen::Isometry3d& FractureSystem::materialToBody(ObjectId object, FragmentId fragment) const
+{
+    const Impl::Object& o = impl->object(object);
+    const auto it = o.bodies.find(fragment);
+    if (it == o.bodies.end())
+        throw Error("FractureSystem", "object " + std::to_string(object) + " has no body for fragment " +
+                                          std::to_string(fragment));
+    return it->second.materialToBody;
+}
+
+const Material& FractureSystem::material(ObjectId object) const
+{
+    return impl->object(object).material;
+}
+
+std::vector<btRigidBody*> FractureSystem::bodies(ObjectId object) const
+{
+    std::vector<btRigidBody*> out;
+    for (auto& [fragment, body] : impl->object(object).bodies)
+        out.push_back(body.body.get());
+    return out;
+}
+
+bool FractureSystem::lookup(const btCollisionObject* body, ObjectId& object, FragmentId& fragment) const
+{
+    const auto it = impl->owners.find(body);
+    if (it == impl->owners.end())
+        return false;
+    object = it->second.object;
+    fragment = it->second.fragment;
+    return true;
+}
+
+std::optional<FractureEvent> FractureSystem::breakWithImpulses(ObjectId object, FragmentId fragment,
+                                                               std::span<const Eigen::Vector3d> points,
+                                                               std::span<const Eigen::Vector3d> impulses,
+                                                               Real timeStep)
+{
+    if (points.size() != impulses.size())
+        throw Error("FractureSystem::breakWithImpulses", "points and impulses differ in number");
+    if (!std::isfinite(timeStep) || timeStep <= 0)
+        throw Error("FractureSystem::breakWithImpulses", "timeStep must be finite and > 0");
+    Impl::Object& o = impl->object(object);
+    const auto it = o.bodies.find(fragment);
+    if (it == o.bodies.end())
+        throw Error("FractureSystem::breakWithImpulses", "fragment " + std::to_string(fragment) +
+                                                             " of object " + std::to_string(object) +
+                                                             " has no body (not alive)");
+    const Eigen::Isometry3d worldToMaterial =
+        (toEigen(it->second.body->getWorldTransform()) * it->second.materialToBody).inverse();
+    std::vector<ImpactForce> forces;
+    for (std::size_t i = 0; i < points.size(); ++i)
+    {
+        if (!points[i].allFinite() || !impulses[i].allFinite())
+            throw Error("FractureSystem::breakWithImpulses", "non-finite point or impulse");
+        forces.push_back({worldToMaterial * points[i], worldToMaterial.linear() * impulses[i] / timeStep});
+    }
+    std::optional<FractureEvent> event = impl->fracture(object, fragment, forces, false);
+    if (event)
+        ++impl->total;
+    return event;
+}
+
+void FractureSystem::onInternalTick(btScalar timeStep)
+{
+    Impl& s = *impl;
+    s.lastEvents.clear();
+    s.stepStats = FractureStepStats{};
+    auto countLive = [&]
+    {
+        for (const auto& [id, o] : s.objects)
+            s.stepStats.liveFragments += Index(o.bodies.size());
+    };
+    if (!s.settings.enabled || !(timeStep > 0) || s.objects.empty())
+    {
+        countLive();
+        return;
+    }
+
+    // Contact forces per (object, fragment): gathered in manifold order, then grouped in key order
+    // (stable, so processing does not depend on addresses).
+    s.contactForces.clear();
+    btDispatcher& dispatcher = *s.world.getDispatcher();
+    const Real dt = Real(timeStep);
+    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+    {
+        const btPersistentManifold& manifold = *dispatcher.getManifoldByIndexInternal(m);
+        for (int side = 0; side < 2; ++side)
+        {
+            const btCollisionObject* body = side == 0 ? manifold.getBody0() : manifold.getBody1();
+            const auto owner = s.owners.find(body);
+            if (owner == s.owners.end())
+                continue;
+            const Impl::Object& o = s.objects.at(owner->second.object);
+            if (!o.options.fracturable)
+                continue;
+            const FragmentBody& fb = o.bodies.at(owner->second.fragment);
+            const Eigen::Isometry3d worldToMaterial =
+                (toEigen(body->getWorldTransform()) * fb.materialToBody).inverse();
+            for (int k = 0; k < manifold.getNumContacts(); ++k)
+            {
+                const btManifoldPoint& p = manifold.getContactPoint(k);
+                const Real impulse = Real(p.getAppliedImpulse());
+                if (!(impulse > s.settings.minImpulse))
+                    continue;
+                // m_normalWorldOnB points from B toward A: it pushes A, its negative pushes B.
+                const Vec3 normal = (side == 0 ? 1.0 : -1.0) * toEigen(p.m_normalWorldOnB);
+                const Vec3 point = toEigen(side == 0 ? p.getPositionWorldOnA() : p.getPositionWorldOnB());
+                s.contactForces.push_back(
+                    {owner->second,
+                     {worldToMaterial * point, worldToMaterial.linear() * normal * (impulse / dt)},
+                     impulse});
+            }
+        }
+    }
+    std::stable_sort(s.contactForces.begin(), s.contactForces.end(),
+                     [](const auto& a, const auto& b) { return a.key < b.key; });
+
+    // The gate (FractureSystemSettings::impulseGrowth): the held impulse decays, then a body whose load
+    // grew past it is evaluated; the others hold at least their current load.
+    for (auto& [id, o] : s.objects)
+        for (auto& [fragment, held] : o.heldImpulse)
+            held *= s.settings.heldImpulseDecay;
+    s.impactScratch.clear();
+    for (std::uint32_t i = 0; i < s.contactForces.size();)
+    {
+        Impl::Impact impact{s.contactForces[i].key, i, i, 0};
+        for (; impact.end < s.contactForces.size() && s.contactForces[impact.end].key == impact.key;
+             ++impact.end)
+            impact.impulse += s.contactForces[impact.end].impulse;
+        i = impact.end;
+        auto& held = s.objects.at(impact.key.object).heldImpulse;
+        const auto last = held.find(impact.key.fragment);
+        const bool growing = last == held.end() || impact.impulse > s.settings.impulseGrowth * last->second;
+        if (s.settings.evaluateEveryStep || growing)
+            s.impactScratch.push_back(impact);
+        else
+            last->second = std::max(last->second, impact.impulse);
+    }
+    std::stable_sort(s.impactScratch.begin(), s.impactScratch.end(),
+                     [](const auto& a, const auto& b) { return a.impulse > b.impulse; });
+    if (s.impactScratch.size() > std::size_t(s.settings.maxEventsPerStep))
+        s.impactScratch.resize(std::size_t(s.settings.maxEventsPerStep));
+    for (const Impl::Impact& impact : s.impactScratch)
+    {
+        const BodyKey key = impact.key;
+        s.forceScratch.clear();
+        for (std::uint32_t i = impact.begin; i < impact.end; ++i)
+            s.forceScratch.push_back(s.contactForces[i].force);
+        // An error inside the pipeline must not unwind through stepSimulation: the body stays whole
+        // (the pipeline does not touch the state, and ObjectState::apply changes nothing if it throws).
+        std::optional<FractureEvent> event;
+        try
+        {
+            event = s.fracture(key.object, key.fragment, s.forceScratch, true);
+        }
+        catch (const Error& e)
+        {
+            ++s.stepStats.failedEvents;
+            s.stepStats.lastError = e.what();
+        }
+        if (!event)
+        {
+            s.objects.at(key.object).heldImpulse[key.fragment] = impact.impulse;
+            continue;
+        }
+        s.stepStats.fractureMs += event->stats.totalMs - event->stats.updateMs;
+        s.stepStats.updateMs += event->stats.updateMs;
+        ++s.stepStats.events;
+        ++s.total;
+        s.lastEvents.push_back(std::move(*event));
+    }
+    countLive();
+}
+
+std::span<const FractureEvent> FractureSystem::lastStepEvents() const
+{
+    return impl->lastEvents;
+}
+
+std::size_t FractureSystem::totalEvents() const
+{
+    return impl->total;
+}
+
+const FractureStepStats& FractureSystem::lastStepStats() const
+{
+    return impl->stepStats;
+}
+
+FractureSystemSettings& FractureSystem::settings()
+{
+    return impl->settings;
+}
+
+FracturePipeline& FractureSystem::pipeline()
+{
+    return impl->pipeline;
+}
+
+} // namespace shatter::fracture

@@ -1,0 +1,34 @@
+// Tetrahedral meshing of a closed surface with TetGen 1.5 (TVCG §4.2: "TetGen ... maximum
+// radius-edge ratio between 1 and 2 and interior edges shorter than twice the longest surface edge").
+#pragma once
+
+#include "shatter/mesh.h"
+#include "tet_mesh.h"
+
+#include <string>
+
+namespace shatter
+{
+
+/// Settings for tetrahedralize(); checked there.
+struct TetrahedralizeOptions
+{
+    /// Maximum radius-edge ratio of the quality tets (TetGen -q), in [1, 2].
+    Real maxRadiusEdgeRatio = 1.5;
+    /// Tets are at most the volume of a regular tet whose edge is this factor times the longest surface
+    /// edge, which keeps interior edges at about that length (TVCG §4.2). 0 disables the bound.
+    Real maxEdgeFactor = 2.0;
+};
+
+/// Tetrahedralizes a closed, consistently oriented, self-intersection-free surface (as returned by
+/// importMesh/checkMesh) without adding any point on it: nodes [0, surface.vertices.size()) are the
+/// surface vertices, every surface triangle is a face of exactly one tet, cavities (inward-oriented
+/// nested shells) stay empty, every tet is positively oriented. `sourceName` names the mesh in errors.
+/// Throws shatter::Error when TetGen fails (never exits the process).
+TetMesh tetrahedralize(const TriMesh& surface, const std::string& sourceName,
+                       const TetrahedralizeOptions& options = {});
+
+/// Maps the surface triangles to tet faces; throws shatter::Error naming `sourceName` if one is missing.
+SurfaceTetFaces mapSurfaceToTets(const TriMesh& surface, const TetMesh& tets, const std::string& sourceName);
+
+} // namespace shatter

@@ -1,0 +1,51 @@
+// Asset: everything precomputed for one input mesh (DESIGN.md §2), immutable after build, cached on
+// disk as a versioned, checksummed binary file and shared by every instance of the object.
+#pragma once
+
+#include "distance_grid.h"
+#include "progress.h"
+#include "shatter/mesh.h"
+#include "sphere_tree.h"
+#include "tet_locator.h"
+#include "tet_mesh.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace shatter
+{
+
+/// The precomputed, immutable data of one fracturable object, in its material frame.
+struct Asset
+{
+    /// Cache format version; bump whenever the layout or the meaning of a field changes.
+    static constexpr std::uint32_t kFormatVersion = 1;
+
+    std::string name;             ///< the source mesh's file stem, or the name given to build()
+    std::uint64_t sourceHash = 0; ///< fingerprint of the input mesh and the options it was built with
+
+    TriMesh surface;              ///< closed, outward oriented, 2-manifold (cavities face inward)
+    TetMesh tetMesh;              ///< conforming tets; nodes [0, surface.vertices.size()) = surface vertices
+    SurfaceTetFaces surfaceFaces; ///< the tet face under each surface triangle
+    std::vector<Real> nodeDistance;  ///< exact distance from each tet node to the surface (TVCG §4.1)
+    std::vector<Vec3> nodeDirection; ///< unit direction from each node toward its closest surface point
+    DistanceGrid surfaceGrid;        ///< exact signed distances in a band around the surface (TVCG §4.4)
+    std::vector<Index> pointOrder;   ///< maximum-distance order of all tet nodes (TVCG §5.1)
+    SphereTree sphereTree; ///< the initial fracturable sphere tree over all nodes (TVCG §5.1, §6.1)
+    /// Point location in tetMesh with the default options, shared by every ObjectState of this asset
+    /// (rebuilt on load, not stored in the cache; null for an asset assembled by hand).
+    std::shared_ptr<const TetLocator> locator;
+
+    Index pointCount() const { return tetMesh.nodeCount(); } ///< surface vertices + interior nodes (Table 1)
+    Real radius() const;                                     ///< half the bounding box diagonal
+
+    /// Writes the cache file (atomically). Throws shatter::Error naming the file.
+    void save(const std::filesystem::path& cacheFile) const;
+    /// Reads a cache file. A missing, truncated, corrupt or wrong-version file throws shatter::Error
+    /// naming the file and the problem.
+    static Asset load(const std::filesystem::path& cacheFile);
+};
+
+} // namespace shatter

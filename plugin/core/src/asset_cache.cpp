@@ -1,0 +1,188 @@
+// The asset cache file: a fixed header (magic, format version, payload size, FNV-1a checksum) and a
+// payload of plain arrays. Loading checks the header, the checksum and every index, so a corrupt,
+// truncated, wrong-version or hand-edited file is an error naming the file, never a crash later.
+#include "asset.h"
+
+#include "binary_io.h"
+
+#include <cstring>
+
+namespace shatter
+{
+
+namespace
+{
+
+constexpr char kMagic[8] = {'S', 'H', 'A', 'T', 'T', 'E', 'R', 'A'};
+constexpr std::size_t kHeaderSize = sizeof(kMagic) + 4 + 4 + 8 + 8;
+
+void writePayload(const Asset& asset, BinaryWriter& w)
+{
+    w.string(asset.name);
+    w.value(asset.sourceHash);
+    w.vec3s(asset.surface.vertices);
+    w.array(asset.surface.triangles);
+    w.vec3s(asset.tetMesh.nodes);
+    w.array(asset.tetMesh.tets);
+    w.value(asset.tetMesh.surfaceNodeCount);
+    w.array(asset.surfaceFaces.tet);
+    w.array(asset.surfaceFaces.face);
+    w.array(asset.nodeDistance);
+    w.vec3s(asset.nodeDirection);
+    const DistanceGrid& grid = asset.surfaceGrid;
+    w.value(grid.dims);
+    w.value(grid.origin.x());
+    w.value(grid.origin.y());
+    w.value(grid.origin.z());
+    w.value(grid.cellSize);
+    w.value(grid.bandWidth);
+    w.array(grid.values);
+    w.array(asset.pointOrder);
+    w.array(asset.sphereTree.nodes);
+    w.array(asset.sphereTree.roots);
+    w.array(asset.sphereTree.pointNode);
+}
+
+template <class Array>
+void checkIndices(const BinaryReader& r, const Array& values, std::size_t bound, const char* what)
+{
+    for (std::size_t i = 0; i < values.size(); ++i)
+        for (Index v : values[i])
+            if (v >= bound)
+                r.fail(std::string(what) + " " + std::to_string(i) + " refers to index " + std::to_string(v) +
+                       " of " + std::to_string(bound));
+}
+
+void checkRange(const BinaryReader& r, const std::vector<Index>& values, std::size_t bound, const char* what)
+{
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (values[i] >= bound && values[i] != kInvalidIndex)
+            r.fail(std::string(what) + " " + std::to_string(i) + " is out of range");
+}
+
+Asset readPayload(BinaryReader& r)
+{
+    Asset asset;
+    asset.name = r.string();
+    asset.sourceHash = r.value<std::uint64_t>();
+    asset.surface.vertices = r.vec3s();
+    asset.surface.triangles = r.array<Triangle>();
+    asset.tetMesh.nodes = r.vec3s();
+    asset.tetMesh.tets = r.array<Tet>();
+    asset.tetMesh.surfaceNodeCount = r.value<Index>();
+    asset.surfaceFaces.tet = r.array<Index>();
+    asset.surfaceFaces.face = r.array<std::uint8_t>();
+    asset.nodeDistance = r.array<Real>();
+    asset.nodeDirection = r.vec3s();
+    DistanceGrid& grid = asset.surfaceGrid;
+    grid.dims = r.value<std::array<Index, 3>>();
+    grid.origin.x() = r.value<Real>();
+    grid.origin.y() = r.value<Real>();
+    grid.origin.z() = r.value<Real>();
+    grid.cellSize = r.value<Real>();
+    grid.bandWidth = r.value<Real>();
+    grid.values = r.array<float>();
+    asset.pointOrder = r.array<Index>();
+    asset.sphereTree.nodes = r.array<SphereNode>();
+    asset.sphereTree.roots = r.array<Index>();
+    asset.sphereTree.pointNode = r.array<Index>();
+    if (r.remaining() != 0)
+        r.fail(std::to_string(r.remaining()) + " unexpected bytes after the asset data");
+
+    // Consistency of sizes and indices: everything later code indexes without checking.
+    const std::size_t nodeCount = asset.tetMesh.nodes.size();
+    const std::size_t surfaceVertices = asset.surface.vertices.size();
+    if (asset.surface.triangles.empty() || asset.tetMesh.tets.empty())
+        r.fail("the asset has no triangles or no tetrahedra");
+    if (asset.tetMesh.surfaceNodeCount != surfaceVertices || surfaceVertices > nodeCount)
+        r.fail("surface vertex count does not match the tet mesh");
+    checkIndices(r, asset.surface.triangles, surfaceVertices, "surface triangle");
+    checkIndices(r, asset.tetMesh.tets, nodeCount, "tetrahedron");
+    if (asset.surfaceFaces.tet.size() != asset.surface.triangles.size() ||
+        asset.surfaceFaces.face.size() != asset.surface.triangles.size())
+        r.fail("surface-to-tet map has the wrong size");
+    checkRange(r, asset.surfaceFaces.tet, asset.tetMesh.tets.size(), "surface-to-tet entry");
+    for (std::uint8_t f : asset.surfaceFaces.face)
+        if (f > 3)
+            r.fail("surface-to-tet map has a face index above 3");
+    if (asset.nodeDistance.size() != nodeCount || asset.nodeDirection.size() != nodeCount)
+        r.fail("node distances have the wrong size");
+    grid.validate(r.source());
+    if (asset.pointOrder.size() != nodeCount)
+        r.fail("point order has the wrong size");
+    std::vector<bool> seen(nodeCount, false);
+    for (Index p : asset.pointOrder)
+    {
+        if (p >= nodeCount || seen[p])
+            r.fail("point order is not a permutation");
+        seen[p] = true;
+    }
+    const std::size_t treeNodes = asset.sphereTree.nodes.size();
+    for (std::size_t i = 0; i < treeNodes; ++i)
+    {
+        const SphereNode& n = asset.sphereTree.nodes[i];
+        if (n.point >= nodeCount || (n.parent != kInvalidIndex && n.parent >= treeNodes) ||
+            (n.firstChild != kInvalidIndex && n.firstChild >= treeNodes) ||
+            (n.nextSibling != kInvalidIndex && n.nextSibling >= treeNodes))
+            r.fail("sphere tree node " + std::to_string(i) + " has an index out of range");
+    }
+    checkRange(r, asset.sphereTree.roots, treeNodes, "sphere tree root");
+    if (asset.sphereTree.pointNode.size() != nodeCount)
+        r.fail("sphere tree point table has the wrong size");
+    checkRange(r, asset.sphereTree.pointNode, treeNodes, "sphere tree point entry");
+
+    asset.sphereTree.points = asset.tetMesh.nodes;
+    asset.tetMesh.buildConnectivity();
+    asset.locator = std::make_shared<const TetLocator>(asset.tetMesh);
+    return asset;
+}
+
+} // namespace
+
+void Asset::save(const std::filesystem::path& cacheFile) const
+{
+    BinaryWriter payload;
+    writePayload(*this, payload);
+    BinaryWriter file;
+    for (char c : kMagic)
+        file.value(c);
+    file.value(kFormatVersion);
+    file.value(std::uint32_t(0));
+    file.value(std::uint64_t(payload.bytes().size()));
+    file.value(fnv1a64(payload.bytes()));
+    std::vector<std::byte> bytes = file.bytes();
+    bytes.insert(bytes.end(), payload.bytes().begin(), payload.bytes().end());
+    writeFileBytes(cacheFile.string(), bytes);
+}
+
+Asset Asset::load(const std::filesystem::path& cacheFile)
+{
+    const std::string source = cacheFile.string();
+    const std::vector<std::byte> bytes = readFileBytes(source);
+    if (bytes.size() < kHeaderSize)
+        throw Error(source, "not a Shatter asset file (only " + std::to_string(bytes.size()) + " bytes)");
+    BinaryReader header(std::span<const std::byte>(bytes).first(kHeaderSize), source);
+    char magic[8];
+    for (char& c : magic)
+        c = header.value<char>();
+    if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
+        throw Error(source, "not a Shatter asset file (wrong magic bytes)");
+    const auto version = header.value<std::uint32_t>();
+    if (version != kFormatVersion)
+        throw Error(source, "asset file format version " + std::to_string(version) +
+                                ", this build reads version " + std::to_string(kFormatVersion) +
+                                "; rebuild it with shatter_asset build");
+    header.value<std::uint32_t>();
+    const auto payloadSize = header.value<std::uint64_t>();
+    const auto checksum = header.value<std::uint64_t>();
+    const std::span<const std::byte> payload = std::span<const std::byte>(bytes).subspan(kHeaderSize);
+    if (payload.size() != payloadSize)
+        throw Error(source, "asset file is truncated or padded: header says " + std::to_string(payloadSize) +
+                                " payload bytes, file has " + std::to_string(payload.size()));
+    if (fnv1a64(payload) != checksum)
+        throw Error(source, "asset file is corrupt (checksum mismatch)");
+    BinaryReader reader(payload, source);
+    return readPayload(reader);
+}
+
+} // namespace shatter

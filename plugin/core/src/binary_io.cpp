@@ -1,0 +1,108 @@
+#include "binary_io.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+namespace shatter
+{
+
+std::uint64_t fnv1a64(std::span<const std::byte> bytes, std::uint64_t seed)
+{
+    std::uint64_t hash = seed;
+    for (std::byte b : bytes)
+    {
+        hash ^= std::uint64_t(b);
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
+}
+
+void BinaryWriter::vec3s(const std::vector<Vec3>& values)
+{
+    value<std::uint64_t>(values.size());
+    for (const Vec3& v : values)
+    {
+        value(v.x());
+        value(v.y());
+        value(v.z());
+    }
+}
+
+std::string BinaryReader::string()
+{
+    const auto chars = array<char>(1 << 20);
+    return std::string(chars.begin(), chars.end());
+}
+
+std::vector<Vec3> BinaryReader::vec3s()
+{
+    const std::uint64_t count = value<std::uint64_t>();
+    if (count > remaining() / (3 * sizeof(Real)))
+        fail("point array of " + std::to_string(count) + " elements does not fit in the file");
+    std::vector<Vec3> values(count);
+    for (Vec3& v : values)
+    {
+        v.x() = value<Real>();
+        v.y() = value<Real>();
+        v.z() = value<Real>();
+    }
+    return values;
+}
+
+void BinaryReader::fail(const std::string& problem) const
+{
+    throw Error(m_source, problem);
+}
+
+const std::byte* BinaryReader::take(std::size_t count)
+{
+    if (count > remaining())
+        fail("file is truncated (needed " + std::to_string(count) + " more bytes at offset " +
+             std::to_string(m_offset) + ", " + std::to_string(remaining()) + " left)");
+    const std::byte* p = m_bytes.data() + m_offset;
+    m_offset += count;
+    return p;
+}
+
+std::vector<std::byte> readFileBytes(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw Error(path, "no such file");
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        throw Error(path, "cannot open the file for reading");
+    file.seekg(0, std::ios::end);
+    const std::streamoff size = file.tellg();
+    file.seekg(0, std::ios::beg);
+    std::vector<std::byte> bytes(std::size_t(std::max<std::streamoff>(size, 0)));
+    if (!bytes.empty() && !file.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
+        throw Error(path, "cannot read the file");
+    return bytes;
+}
+
+void writeFileBytes(const std::string& path, std::span<const std::byte> bytes)
+{
+    // A name of its own per writer: several processes may write the same cache file at once (ctest
+    // runs test processes side by side), and the rename makes whichever finishes last win whole.
+    static std::atomic<unsigned> counter{0};
+    const std::string temporary =
+        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    {
+        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+        if (!file)
+            throw Error(path, "cannot open the file for writing");
+        file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        if (!file)
+            throw Error(path, "cannot write the file (disk full?)");
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec)
+        throw Error(path, "cannot replace the file: " + ec.message());
+}
+
+} // namespace shatter

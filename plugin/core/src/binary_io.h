@@ -1,0 +1,103 @@
+// Bounds-checked binary serialisation for the asset cache: every read says which file is truncated or
+// corrupt instead of reading past the end.
+#pragma once
+
+#include "shatter/error.h"
+#include "shatter/math.h"
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace shatter
+{
+
+/// 64-bit FNV-1a hash, used as the cache payload checksum and as the source fingerprint.
+std::uint64_t fnv1a64(std::span<const std::byte> bytes, std::uint64_t seed = 0xcbf29ce484222325ull);
+
+/// Appends plain values and arrays to a byte buffer (little-endian host layout).
+class BinaryWriter
+{
+public:
+    template <class T>
+    void value(const T& v)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        const auto* p = reinterpret_cast<const std::byte*>(&v);
+        m_bytes.insert(m_bytes.end(), p, p + sizeof(T));
+    }
+    template <class T>
+    void array(const std::vector<T>& values)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        value<std::uint64_t>(values.size());
+        const auto* p = reinterpret_cast<const std::byte*>(values.data());
+        m_bytes.insert(m_bytes.end(), p, p + values.size() * sizeof(T));
+    }
+    void string(const std::string& s)
+    {
+        value<std::uint64_t>(s.size());
+        const auto* p = reinterpret_cast<const std::byte*>(s.data());
+        m_bytes.insert(m_bytes.end(), p, p + s.size());
+    }
+    void vec3s(const std::vector<Vec3>& values);
+
+    const std::vector<std::byte>& bytes() const { return m_bytes; }
+
+private:
+    std::vector<std::byte> m_bytes;
+};
+
+/// Reads what BinaryWriter wrote; throws shatter::Error naming `source` on truncated or absurd data.
+class BinaryReader
+{
+public:
+    BinaryReader(std::span<const std::byte> bytes, std::string source)
+        : m_bytes(bytes), m_source(std::move(source))
+    {
+    }
+
+    template <class T>
+    T value()
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        T v;
+        std::memcpy(&v, take(sizeof(T)), sizeof(T));
+        return v;
+    }
+    template <class T>
+    std::vector<T> array(std::uint64_t maxCount = std::uint64_t(1) << 32)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        const std::uint64_t count = value<std::uint64_t>();
+        if (count > maxCount || count > remaining() / sizeof(T))
+            fail("array of " + std::to_string(count) + " elements does not fit in the file");
+        std::vector<T> values(count);
+        if (count > 0)
+            std::memcpy(values.data(), take(count * sizeof(T)), count * sizeof(T));
+        return values;
+    }
+    std::string string();
+    std::vector<Vec3> vec3s();
+
+    std::size_t remaining() const { return m_bytes.size() - m_offset; }
+    const std::string& source() const { return m_source; }
+    [[noreturn]] void fail(const std::string& problem) const;
+
+private:
+    const std::byte* take(std::size_t count);
+
+    std::span<const std::byte> m_bytes;
+    std::size_t m_offset = 0;
+    std::string m_source;
+};
+
+/// Reads a whole file; throws shatter::Error naming the file when it cannot be read.
+std::vector<std::byte> readFileBytes(const std::string& path);
+/// Writes a whole file atomically (temporary file + rename), so a crash never leaves half a cache.
+void writeFileBytes(const std::string& path, std::span<const std::byte> bytes);
+
+} // namespace shatter

@@ -1,0 +1,107 @@
+// ObjectState construction and fracture application. The queries are in object_state_query.cpp.
+#include "object_state.h"
+
+#include "shatter/error.h"
+
+#include <algorithm>
+#include <string>
+
+namespace shatter
+{
+
+ObjectState::ObjectState(std::shared_ptr<const Asset> asset, const ObjectStateSettings& objectSettings)
+    : sharedAsset(std::move(asset)), settings(objectSettings)
+{
+    if (!sharedAsset)
+        throw Error("ObjectState", "needs an asset");
+    if (!(settings.sphereTestMargin >= 0))
+        throw Error("ObjectStateSettings", "sphereTestMargin must be >= 0");
+    const Asset& a = *sharedAsset;
+    const std::string source = a.name.empty() ? std::string("<asset>") : a.name;
+    if (a.tetMesh.tets.empty())
+        throw Error(source, "the asset has no tets");
+    meanEdge = a.tetMesh.meanEdgeLength();
+    tetMargin.resize(a.tetMesh.tetCount());
+    for (Index t = 0; t < a.tetMesh.tetCount(); ++t)
+    {
+        Real longest = 0;
+        for (const auto& e : kTetEdges)
+            longest = std::max(
+                longest,
+                (a.tetMesh.nodes[a.tetMesh.tets[t][e[0]]] - a.tetMesh.nodes[a.tetMesh.tets[t][e[1]]]).norm());
+        tetMargin[t] = float(settings.sphereTestMargin * longest);
+    }
+    tetLocator = a.locator && settings.locator == TetLocatorOptions{}
+                     ? a.locator
+                     : std::make_shared<const TetLocator>(a.tetMesh, settings.locator);
+    fieldData = FragmentField(a.tetMesh, a.nodeDistance, a.nodeDirection);
+    forest = SphereForest(a);
+
+    Aabb bounds;
+    for (const Vec3& p : a.tetMesh.nodes)
+        bounds.grow(p);
+    fragmentGrid = MultilevelGrid(bounds, settings.grid.cellFactor * meanEdge, settings.grid);
+    fragmentList.push_back({bounds, kNoFragment, true});
+    meshes.push_back(std::make_shared<const FragmentMesh>(FragmentMesh{a.surface, {}}));
+    for (Index t = 0; t < a.tetMesh.tetCount(); ++t)
+    {
+        Aabb box;
+        for (Index n : a.tetMesh.tets[t])
+            box.grow(a.tetMesh.nodes[n]);
+        fragmentGrid.mark(box, 0, dirtyScratch);
+    }
+    const FragmentId zero = 0;
+    fragmentGrid.propagate(dirtyScratch, std::span<const FragmentId>(&zero, 1));
+}
+
+std::vector<FragmentId> ObjectState::liveFragments() const
+{
+    std::vector<FragmentId> live;
+    for (FragmentId f = 0; f < fragmentCount(); ++f)
+        if (fragmentList[f].alive)
+            live.push_back(f);
+    return live;
+}
+
+void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
+                        ForestUpdateReport* forestReport)
+{
+    if (result.parent >= fragmentCount())
+        throw Error("FractureResult", "parent " + std::to_string(result.parent) + " does not exist");
+    if (!fragmentList[result.parent].alive)
+        throw Error("FractureResult", "parent " + std::to_string(result.parent) + " has already broken");
+    // The forest and the field check everything else (ids, node labels, records, cut edges) before
+    // either changes anything, so a malformed result leaves the whole state as it was.
+    if (!result.meshes.empty() && result.meshes.size() != result.fragments.size())
+        throw Error("FractureResult", std::to_string(result.meshes.size()) + " meshes for " +
+                                          std::to_string(result.fragments.size()) + " fragments");
+    for (const auto& mesh : result.meshes)
+        if (!mesh)
+            throw Error("FractureResult", "a fragment mesh is missing (null)");
+    forest.check(result, sharedAsset->tetMesh);
+    boxScratch.clear();
+    fieldData.apply(result, boxScratch, report);
+
+    const FragmentId parent = result.parent;
+    fragmentList[parent].alive = false;
+    for (std::size_t i = 0; i < result.fragments.size(); ++i)
+    {
+        fragmentList.push_back({Aabb{}, parent, true});
+        meshes.push_back(result.meshes.empty() ? nullptr : result.meshes[i]);
+    }
+    for (const RegionBox& r : boxScratch)
+        fragmentList[r.fragment].bounds.grow(r.box);
+
+    // Grid masks (TVCG §4.5): mark the new fragments' regions at the finest level, then update the
+    // coarser levels bottom-up. The parent's bits stay (it is dead; sphereTest never asks for it).
+    fragmentGrid.reserveFragments(fragmentCount());
+    dirtyScratch.clear();
+    for (const RegionBox& r : boxScratch)
+        fragmentGrid.mark(r.box, r.fragment, dirtyScratch);
+    fragmentGrid.propagate(dirtyScratch, result.fragments);
+
+    // Sphere trees (TVCG §6.2-6.3): split the parent's tree, restructure, insert the crack points.
+    forest.applyChecked(result, sharedAsset->tetMesh, settings.restructure, forestReport);
+}
+
+} // namespace shatter
