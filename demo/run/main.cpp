@@ -42,7 +42,7 @@ int run(int argc, char** argv)
     CLI::App app{"shatter_run: run a Shatter scene headless and write per-step statistics"};
     std::string sceneArgument, csv, json, cacheDir;
     int steps = -1;
-    RunOptions options;
+    RunSettings options;
     bool noFracture = false, list = false;
     app.add_option("scene", sceneArgument, "Scene file, or the name of a shipped scene");
     app.add_flag("--list", list, "List the shipped scenes and exit");

@@ -12,9 +12,9 @@
 namespace shatter::fracture
 {
 
-void checkDeformationOptions(const DeformationOptions& options)
+void checkDeformationSettings(const DeformationSettings& options)
 {
-    const std::string source = "DeformationOptions";
+    const std::string source = "DeformationSettings";
     if (!std::isfinite(options.contactRadius) || options.contactRadius <= 0)
         throw Error(source, "contactRadius must be finite and > 0 (got " +
                                 std::to_string(options.contactRadius) + ")");
@@ -24,9 +24,9 @@ void checkDeformationOptions(const DeformationOptions& options)
         throw Error(source, "cacheCapacity must be >= 1");
 }
 
-std::unique_ptr<Deformation> makeDeformation(const DeformationOptions& options)
+std::unique_ptr<Deformation> makeDeformation(const DeformationSettings& options)
 {
-    checkDeformationOptions(options);
+    checkDeformationSettings(options);
     if (options.model == DeformationModel::Modal)
         return std::make_unique<ModalDeformation>(options);
     return std::make_unique<FemDeformation>(options);

@@ -30,7 +30,7 @@ enum class DeformationModel
 };
 
 /// Settings of a deformation model; checked by makeDeformation.
-struct DeformationOptions
+struct DeformationSettings
 {
     DeformationModel model = DeformationModel::Fem;
     /// Contact forces are spread over the region's boundary nodes with Gaussian weights of this
@@ -70,10 +70,10 @@ public:
 };
 
 /// Throws shatter::Error naming the bad field.
-void checkDeformationOptions(const DeformationOptions& options);
+void checkDeformationSettings(const DeformationSettings& options);
 
 /// The model `options.model` with `options`. Throws shatter::Error for bad options.
-std::unique_ptr<Deformation> makeDeformation(const DeformationOptions& options = {});
+std::unique_ptr<Deformation> makeDeformation(const DeformationSettings& options = {});
 
 /// Every tet of the asset: the region of an unbroken object.
 std::vector<Index> allTets(const Asset& asset);

@@ -122,9 +122,9 @@ std::shared_ptr<const FemDeformation::Entry> factorise(const Asset& asset, std::
 
 } // namespace
 
-FemDeformation::FemDeformation(const DeformationOptions& options) : settings(options)
+FemDeformation::FemDeformation(const DeformationSettings& options) : settings(options)
 {
-    checkDeformationOptions(options);
+    checkDeformationSettings(options);
     cache = std::make_unique<Cache>(options.cacheCapacity);
 }
 

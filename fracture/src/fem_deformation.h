@@ -14,7 +14,7 @@ class FemDeformation final : public Deformation
 {
 public:
     /// Throws shatter::Error for bad options (`options.model` is ignored).
-    explicit FemDeformation(const DeformationOptions& options = {});
+    explicit FemDeformation(const DeformationSettings& options = {});
     ~FemDeformation() override;
 
     DeformationModel model() const override { return DeformationModel::Fem; }
@@ -27,7 +27,7 @@ public:
     struct Entry; ///< a region's discretisation and factorisation (private)
 
 private:
-    DeformationOptions settings;
+    DeformationSettings settings;
     struct Cache;
     std::unique_ptr<Cache> cache;
 };

@@ -88,7 +88,7 @@ struct FracturePipeline::AssetEntry
 FracturePipeline::FracturePipeline(const PipelineSettings& settings)
     : pipelineSettings(settings), deformation(makeDeformation(settings.deformation))
 {
-    checkEmbeddingOptions(settings.embedding, 2);
+    checkEmbeddingSettings(settings.embedding, 2);
     if (settings.plan.cvd.maxIterations < 1)
         throw Error("PipelineSettings", "plan.cvd.maxIterations must be >= 1");
     if (!(settings.tessellation.edgeMargin > 0 && settings.tessellation.edgeMargin < 0.5))
@@ -136,7 +136,7 @@ FracturePipeline::embeddingFor(const std::shared_ptr<const Asset>& asset, const 
     for (const auto& e : entry.embeddings)
         if (sameWarp(e->warp, warp))
             return e;
-    EmbeddingOptions options = pipelineSettings.embedding;
+    EmbeddingSettings options = pipelineSettings.embedding;
     options.warp = warp;
     entry.embeddings.push_back(
         std::make_shared<const InteriorEmbedding>(computeInteriorEmbedding(*asset, options)));
@@ -237,7 +237,7 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
     }
 
     stage = Clock::now();
-    TessellationOptions tessellation = pipelineSettings.tessellation;
+    TessellationSettings tessellation = pipelineSettings.tessellation;
     tessellation.density = material.density;
     FractureResult result = tessellate(state, *labels, &st.tessellation, tessellation);
     st.tessellationMs = msSince(stage);

@@ -41,15 +41,15 @@ enum class FractureMetric
 /// part), so the same γ breaks less with it.
 struct PipelineSettings
 {
-    DeformationOptions deformation; ///< FEM or modal, contact radius, cache size
+    DeformationSettings deformation; ///< FEM or modal, contact radius, cache size
     FractureMetric metric = FractureMetric::Auto;
     /// For the interior metric (its warp is replaced by the Material's). The 3-D position is appended
     /// (positionWeight = 1, fracture_notes §1.7): the landmark embedding alone distorts short distances
     /// enough that on the piggy bank its Voronoi cells split about as often as Euclidean ones
     /// (cvd_test InteriorMetricSplitsFewerCellsOnThePiggyBank, issue 6 acceptance 4).
-    EmbeddingOptions embedding{.positionWeight = 1, .warp = {}};
-    PlanSettings plan;                ///< criterion variant and CVD settings
-    TessellationOptions tessellation; ///< threads, margins (its density is replaced by the Material's)
+    EmbeddingSettings embedding{.positionWeight = 1, .warp = {}};
+    PlanSettings plan;                 ///< criterion variant and CVD settings
+    TessellationSettings tessellation; ///< threads, margins (its density is replaced by the Material's)
     /// Fill FractureEventStats::splitCells (costs one nearest-site pass over the region per event).
     bool countSplitCells = false;
 };

@@ -14,7 +14,7 @@ namespace shatter::fracture::detail
 {
 
 void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<Index>& pieceFragment,
-                    Index fragmentCount, const TessellationOptions& /*options*/, FractureResult& result,
+                    Index fragmentCount, const TessellationSettings& /*options*/, FractureResult& result,
                     TessellationStats& stats)
 {
     std::unordered_map<VertexKey, Index, VertexKeyHash> global;

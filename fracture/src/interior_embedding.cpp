@@ -86,9 +86,9 @@ Real median(std::vector<Real> values)
 
 } // namespace
 
-void checkEmbeddingOptions(const EmbeddingOptions& options, Index nodeCount)
+void checkEmbeddingSettings(const EmbeddingSettings& options, Index nodeCount)
 {
-    const std::string source = "EmbeddingOptions";
+    const std::string source = "EmbeddingSettings";
     if (options.dimension < 1)
         throw Error(source, "dimension must be >= 1 (got " + std::to_string(options.dimension) + ")");
     if (options.landmarkCount <= options.dimension)
@@ -104,11 +104,11 @@ void checkEmbeddingOptions(const EmbeddingOptions& options, Index nodeCount)
     checkMaterial(check, 0, source);
 }
 
-InteriorEmbedding computeInteriorEmbedding(const Asset& asset, const EmbeddingOptions& options)
+InteriorEmbedding computeInteriorEmbedding(const Asset& asset, const EmbeddingSettings& options)
 {
     const TetMesh& mesh = asset.tetMesh;
     const Index n = mesh.nodeCount();
-    checkEmbeddingOptions(options, n);
+    checkEmbeddingSettings(options, n);
     if (mesh.neighborOffsets.size() != std::size_t(n) + 1 || mesh.edges.empty())
         throw Error("computeInteriorEmbedding", "asset '" + asset.name + "' has no tet connectivity");
 

@@ -13,7 +13,7 @@ namespace shatter::fracture
 {
 
 /// Settings of computeInteriorEmbedding; checked there.
-struct EmbeddingOptions
+struct EmbeddingSettings
 {
     int dimension = 16;     ///< d, dimensions of the embedding (≥ 1; 8-32 is typical)
     int landmarkCount = 64; ///< geodesic landmarks (≥ dimension + 1); more: better far distances, slower
@@ -36,9 +36,9 @@ struct InteriorEmbedding
 /// MDS of graph geodesics). Scaled so that distances beyond a few edges match the geodesics in the
 /// median (model units). Deterministic.
 /// Throws shatter::Error for bad options or an asset without tets.
-InteriorEmbedding computeInteriorEmbedding(const Asset& asset, const EmbeddingOptions& options = {});
+InteriorEmbedding computeInteriorEmbedding(const Asset& asset, const EmbeddingSettings& options = {});
 
 /// Throws shatter::Error naming the bad field.
-void checkEmbeddingOptions(const EmbeddingOptions& options, Index nodeCount);
+void checkEmbeddingSettings(const EmbeddingSettings& options, Index nodeCount);
 
 } // namespace shatter::fracture

@@ -57,7 +57,7 @@ MetricCoordinates metricCoordinates(const Asset& asset, const InteriorEmbedding*
         if (!sameWarp(embedding->warp, warp))
             throw Error("metricCoordinates",
                         "the interior embedding of asset '" + asset.name +
-                            "' was built with another warp; rebuild it with EmbeddingOptions::warp");
+                            "' was built with another warp; rebuild it with EmbeddingSettings::warp");
         out.dimension = embedding->dimension;
         out.coords = embedding->coords;
         return out;

@@ -240,9 +240,9 @@ std::shared_ptr<const ModalDeformation::Entry> computeBasis(const Asset& asset, 
 
 } // namespace
 
-ModalDeformation::ModalDeformation(const DeformationOptions& options) : settings(options)
+ModalDeformation::ModalDeformation(const DeformationSettings& options) : settings(options)
 {
-    checkDeformationOptions(options);
+    checkDeformationSettings(options);
     cache = std::make_unique<Cache>(options.cacheCapacity);
 }
 

@@ -29,7 +29,7 @@ class ModalDeformation final : public Deformation
 {
 public:
     /// Throws shatter::Error for bad options (`options.model` is ignored).
-    explicit ModalDeformation(const DeformationOptions& options = {});
+    explicit ModalDeformation(const DeformationSettings& options = {});
     ~ModalDeformation() override;
 
     DeformationModel model() const override { return DeformationModel::Modal; }
@@ -45,7 +45,7 @@ public:
     struct Entry; ///< a region's discretisation and modal basis (private)
 
 private:
-    DeformationOptions settings;
+    DeformationSettings settings;
     struct Cache;
     std::unique_ptr<Cache> cache;
 };

@@ -19,7 +19,7 @@ using namespace detail;
 namespace
 {
 
-void checkInput(const ObjectState& state, const VoronoiLabelling& labels, const TessellationOptions& options)
+void checkInput(const ObjectState& state, const VoronoiLabelling& labels, const TessellationSettings& options)
 {
     const char* source = "tessellate";
     if (!state.alive(labels.parent))
@@ -54,7 +54,7 @@ void checkInput(const ObjectState& state, const VoronoiLabelling& labels, const 
         options.maxAdjustPasses < 1 || !(options.density > 0))
         throw Error(
             source,
-            "bad TessellationOptions (edgeMargin in (0, 0.5), dipMargin ≥ 0, passes ≥ 1, density > 0)");
+            "bad TessellationSettings (edgeMargin in (0, 0.5), dipMargin ≥ 0, passes ≥ 1, density > 0)");
 }
 
 void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region& region)
@@ -151,7 +151,7 @@ void buildPieces(const TetMesh& mesh, Region& region)
 } // namespace
 
 FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labels,
-                          TessellationStats* statsOut, const TessellationOptions& options)
+                          TessellationStats* statsOut, const TessellationSettings& options)
 {
     const auto start = std::chrono::steady_clock::now();
     checkInput(state, labels, options);

@@ -4,7 +4,7 @@
 //
 // How it works (details in the files named):
 //  1. tessellation_values.cpp — one value per (node, site) near the parent region: eq. 13's node-to-site
-//     distance D (or its square, see TessellationOptions::squaredDistances). Values are then adjusted
+//     distance D (or its square, see TessellationSettings::squaredDistances). Values are then adjusted
 //     so the record contract and "each edge cut at most once" hold: the own site's value is lowered
 //     where flooding disagrees with the nearest site, and a third site that dips below the two sites of
 //     an edge (or of a three-site face) is raised at the nodes where it is not the label.
@@ -27,7 +27,7 @@ namespace shatter::fracture
 {
 
 /// Settings of tessellate(); checked by it.
-struct TessellationOptions
+struct TessellationSettings
 {
     unsigned threads = 0;          ///< worker threads (0: all cores); the result does not depend on it
     bool squaredDistances = false; ///< use D² instead of eq. 13's D: Euclidean bisectors become exact planes
@@ -59,7 +59,7 @@ struct TessellationStats
     Index weldedVertices = 0;         ///< merged by position after the key weld (fragment_assembly.cpp)
     Index slivers = 0;                ///< earlier-cut tets holding the parent but none of its nodes
     Index triangles = 0;              ///< triangles in all fragment meshes
-    std::vector<MassProperties> mass; ///< per new fragment (TessellationOptions::density)
+    std::vector<MassProperties> mass; ///< per new fragment (TessellationSettings::density)
     double milliseconds = 0;          ///< wall time of the whole call
 };
 
@@ -68,6 +68,6 @@ struct TessellationStats
 /// welded. Throws shatter::Error for a labelling that does not match the state. Deterministic: the
 /// same input gives a bitwise-identical result for any thread count.
 FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labels,
-                          TessellationStats* stats = nullptr, const TessellationOptions& options = {});
+                          TessellationStats* stats = nullptr, const TessellationSettings& options = {});
 
 } // namespace shatter::fracture

@@ -116,7 +116,7 @@ struct TessContext
 {
     const ObjectState& state;
     const VoronoiLabelling& labels;
-    const TessellationOptions& options;
+    const TessellationSettings& options;
     const Region& region;
     const ValueTable& table;
     const std::vector<Vec3>& meshNodes;
@@ -124,7 +124,7 @@ struct TessContext
 
 /// Fills Region::nodeSite (tessellation_values.cpp).
 void assignNodeSites(const ObjectState& state, const VoronoiLabelling& labels,
-                     const TessellationOptions& options, Region& region);
+                     const TessellationSettings& options, Region& region);
 /// Builds the value table and applies the adjustments (tessellation_values.cpp).
 void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStats& stats);
 /// Canonical schemes in a whole tet (tessellation_tet.cpp).
@@ -141,7 +141,7 @@ VertexKey nodeKey(Index node);
 Index pieceComponents(const Region& region, const TetMesh& mesh, std::vector<Index>& pieceFragment);
 /// Welds the chunks into one mesh per fragment (fragment_assembly.cpp).
 void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<Index>& pieceFragment,
-                    Index fragmentCount, const TessellationOptions& options, FractureResult& result,
+                    Index fragmentCount, const TessellationSettings& options, FractureResult& result,
                     TessellationStats& stats);
 
 } // namespace shatter::fracture::detail

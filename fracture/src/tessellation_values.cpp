@@ -210,7 +210,7 @@ struct Adjuster
 } // namespace
 
 void assignNodeSites(const ObjectState& state, const VoronoiLabelling& labels,
-                     const TessellationOptions& options, Region& region)
+                     const TessellationSettings& options, Region& region)
 {
     const TetMesh& mesh = state.asset().tetMesh;
     region.nodeSite.assign(mesh.nodeCount(), kNoSite);

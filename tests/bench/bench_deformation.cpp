@@ -56,7 +56,7 @@ struct Scene
     Real femSolveSeconds = 0; ///< baseline for modal_speedup: median of a few FEM events
 
     explicit Scene(const std::string& stem)
-        : modal(DeformationOptions{DeformationModel::Modal, 1.5, modeCount()})
+        : modal(DeformationSettings{DeformationModel::Modal, 1.5, modeCount()})
     {
         const std::filesystem::path cache =
             std::filesystem::path(SHATTER_BINARY_DIR) / "bench_cache" / (stem + ".asset");
@@ -124,7 +124,7 @@ void modalPrecompute(benchmark::State& state, const std::string& stem)
     Scene& s = scene(stem);
     for (auto _ : state)
     {
-        ModalDeformation modal(DeformationOptions{DeformationModel::Modal, 1.5, modeCount()});
+        ModalDeformation modal(DeformationSettings{DeformationModel::Modal, 1.5, modeCount()});
         modal.prepare(*s.asset, s.tets, glass());
         benchmark::DoNotOptimize(modal.cachedRegions());
     }

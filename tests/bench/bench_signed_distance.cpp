@@ -100,7 +100,7 @@ BENCHMARK(BM_SignedDistanceBvh)->ArgName("near")->Arg(0)->Arg(1)->Unit(benchmark
 void BM_DistanceGridBuild(benchmark::State& state)
 {
     const Scene& s = scene();
-    DistanceGridOptions options;
+    DistanceGridSettings options;
     options.threads = unsigned(state.range(0));
     std::size_t points = 0;
     for (auto _ : state)

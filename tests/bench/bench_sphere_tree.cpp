@@ -51,7 +51,7 @@ QueryStats queryOnce(const SphereForest& forest, FragmentId f, const Field& fiel
     QueryStats stats;
     out.clear();
     Index budget = kInitialContactBudget;
-    collide(forest, f, kIdentity, field, QueryOptions{mode, TraversalOrder::MaxDistance, tolerance}, budget,
+    collide(forest, f, kIdentity, field, QuerySettings{mode, TraversalOrder::MaxDistance, tolerance}, budget,
             scratch, out, &stats);
     benchmark::DoNotOptimize(out.data());
     return stats;

@@ -37,7 +37,7 @@ void BM_Tessellate(benchmark::State& bm)
     ObjectState state(asset(name));
     std::mt19937 rng(17);
     const auto labels = test::nearestSiteLabelling(state, 0, int(bm.range(1)), rng);
-    fracture::TessellationOptions options;
+    fracture::TessellationSettings options;
     options.threads = unsigned(bm.range(2));
     fracture::TessellationStats stats;
     for (auto _ : bm)
@@ -80,7 +80,7 @@ void BM_ThreadSpeedup(benchmark::State& bm)
     const auto labels = test::nearestSiteLabelling(state, 0, int(bm.range(1)), rng);
     auto time = [&](unsigned threads)
     {
-        fracture::TessellationOptions options;
+        fracture::TessellationSettings options;
         options.threads = threads;
         double best = 1e30;
         for (int i = 0; i < (test::benchSmokeMode() ? 1 : 5); ++i)

@@ -285,14 +285,14 @@ TEST(Cvd, InteriorMetricSplitsFewerCellsOnThePiggyBank)
     // seeding from the same seeds), uniform weights and two impact bumps, N = 8, 27, 64.
     //
     // The interior metric is the landmark-MDS embedding with the 3-D position appended
-    // (EmbeddingOptions::positionWeight = 1, fracture_notes §1.7 "so nearly convex regions still behave
+    // (EmbeddingSettings::positionWeight = 1, fracture_notes §1.7 "so nearly convex regions still behave
     // Euclidean"): the 16-D embedding alone distorts short distances enough that its nearest-site cells
     // grow small islands near bisectors, and on this asset it splits about as many cells as the
     // Euclidean metric (measured while writing this test; see the CVD report).
     const auto asset = sharedAsset("piggy_bank");
     const TetMesh& mesh = asset->tetMesh;
     const FragmentRegion region = wholeMeshRegion(mesh);
-    EmbeddingOptions options;
+    EmbeddingSettings options;
     options.positionWeight = 1;
     const InteriorEmbedding embedding = computeInteriorEmbedding(*asset, options);
     ASSERT_EQ(embedding.coords.size(), std::size_t(embedding.dimension) * mesh.nodeCount());

@@ -130,7 +130,7 @@ Material glass()
 
 std::unique_ptr<Deformation> model(DeformationModel kind, Real contactRadius = 1.5, int modes = 20)
 {
-    DeformationOptions options;
+    DeformationSettings options;
     options.model = kind;
     options.contactRadius = contactRadius;
     options.modeCount = modes;
@@ -243,7 +243,7 @@ TEST(Deformation, BadInputThrows)
         const std::vector<ImpactForce> nan = {{Vec3(1, 0.1, 0.1), Vec3(std::nan(""), 0, 0)}};
         EXPECT_THROW(deformation->compute(*asset, tets, glass(), nan), Error);
     }
-    DeformationOptions options;
+    DeformationSettings options;
     options.contactRadius = 0;
     EXPECT_THROW(makeDeformation(options), Error);
     options = {};
@@ -461,7 +461,7 @@ TEST(Deformation, ModalConvergesToFem)
     for (int modes : {10, 60, 400})
     {
         auto deformation =
-            std::make_unique<ModalDeformation>(DeformationOptions{DeformationModel::Modal, radius, modes});
+            std::make_unique<ModalDeformation>(DeformationSettings{DeformationModel::Modal, radius, modes});
         const std::vector<Real> lambda = deformation->eigenvalues(*asset, allTets(*asset), glass());
         ASSERT_EQ(lambda.size(), std::size_t(modes));
         EXPECT_TRUE(std::is_sorted(lambda.begin(), lambda.end()));
@@ -495,7 +495,7 @@ TEST(Deformation, ModalEigenvaluesMatchBeamTheory)
     const Real length = 1.2, side = 0.15;
     const auto asset = gridAsset(Vec3(length, side, side), 24, 3, 3);
     const Material material = glass();
-    ModalDeformation modal(DeformationOptions{DeformationModel::Modal, 1.5, 8});
+    ModalDeformation modal(DeformationSettings{DeformationModel::Modal, 1.5, 8});
     const std::vector<Real> lambda = modal.eigenvalues(*asset, allTets(*asset), material);
     const Real beam =
         std::pow(4.730 / length, 4) * material.youngsModulus * side * side / 12 / material.density;

@@ -91,7 +91,7 @@ Drop dropPlate(Real height, std::uint64_t seed)
         if ((rotation * asset->surface.vertices[v]).y() < (rotation * asset->surface.vertices[lowest]).y())
             lowest = v;
     const Vec3 impact = asset->surface.vertices[lowest]; // material frame
-    ObjectOptions options;
+    ObjectSettings options;
     options.linearVelocity = Vec3(0, -std::sqrt(2 * 9.81 * height), 0);
     const ObjectId plate = system.addObject(
         asset, glass(), placement(Vec3(0, 0.005 - (rotation * impact).y(), 0), rotation), options);
@@ -202,7 +202,7 @@ struct Flying
         FractureSystemSettings settings;
         settings.shapes = kind;
         system = std::make_unique<FractureSystem>(world.world(), settings);
-        ObjectOptions options;
+        ObjectSettings options;
         options.linearVelocity = v;
         options.angularVelocity = w;
         plate = system->addObject(bulletAsset("plate.obj"), glass(), place, options);
@@ -353,7 +353,7 @@ TEST(FractureSystem, BookkeepingAndTheEnabledSwitch)
     FractureSystemSettings settings;
     settings.enabled = false;
     FractureSystem system(world.world(), settings);
-    ObjectOptions options;
+    ObjectSettings options;
     options.linearVelocity = Vec3(0, -std::sqrt(2 * 9.81 * 4.0), 0);
     const ObjectId a =
         system.addObject(bulletAsset("plate.obj"), glass(), placement(Vec3(0, 0.01, 0)), options);
@@ -403,7 +403,7 @@ TEST(FractureSystem, StaticObjectsBreakIntoDynamicFragments)
     BulletWorld world;
     world.addGroundPlane(0);
     FractureSystem system(world.world());
-    ObjectOptions options;
+    ObjectSettings options;
     options.dynamic = false;
     const auto asset = bulletAsset("brick.obj");
     const ObjectId brick = system.addObject(asset, glass(), placement(Vec3(0, 0.05, 0)), options);

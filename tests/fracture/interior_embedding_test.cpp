@@ -206,7 +206,7 @@ TEST(InteriorEmbedding, ConvexBoxRanksLikeEuclidean)
     EXPECT_NEAR(ratio[ratio.size() / 2], 1, 0.05);
 
     // Appended positions add three dimensions.
-    EmbeddingOptions options;
+    EmbeddingSettings options;
     options.dimension = 8;
     options.positionWeight = 0.5;
     const InteriorEmbedding withPositions = computeInteriorEmbedding(*asset, options);
@@ -217,7 +217,7 @@ TEST(InteriorEmbedding, ConvexBoxRanksLikeEuclidean)
 TEST(InteriorEmbedding, BadOptionsThrowNamingTheField)
 {
     const auto asset = test::buildTestAsset(test::subdividedBox(Vec3(1.0, 0.7, 0.5), 3), "small box", 2.0);
-    auto expectField = [&](const EmbeddingOptions& options, const std::string& field)
+    auto expectField = [&](const EmbeddingSettings& options, const std::string& field)
     {
         try
         {
@@ -229,7 +229,7 @@ TEST(InteriorEmbedding, BadOptionsThrowNamingTheField)
             EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
         }
     };
-    EmbeddingOptions options;
+    EmbeddingSettings options;
     options.dimension = 0;
     expectField(options, "dimension");
     options = {};
@@ -271,7 +271,7 @@ TEST(MetricCoordinates, WarpAndEmbeddingConsistency)
     }
 
     // An embedding carries its warp: using it with another one is an error.
-    EmbeddingOptions options;
+    EmbeddingSettings options;
     options.dimension = 8;
     options.landmarkCount = 24;
     options.warp = warp;

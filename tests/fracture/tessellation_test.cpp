@@ -27,7 +27,7 @@ namespace
 {
 
 using fracture::tessellate;
-using fracture::TessellationOptions;
+using fracture::TessellationSettings;
 using fracture::TessellationStats;
 
 // Every check of one result on `state` (before apply), then apply. Returns the problems found.
@@ -212,7 +212,7 @@ TEST(TessellationExact, EuclideanCrackOnBisectorPlanes)
     ObjectState state(asset);
     std::mt19937 rng(7);
     const auto labels = nearestSiteLabelling(state, 0, 8, rng);
-    TessellationOptions options;
+    TessellationSettings options;
     options.squaredDistances = true;
     TessellationStats stats;
     const FractureResult result = tessellate(state, labels, &stats, options);
@@ -303,7 +303,7 @@ TEST(TessellationDeterminism, SameResultForAnyThreadCount)
     ObjectState state(asset);
     std::mt19937 rng(99);
     const auto labels = nearestSiteLabelling(state, 0, 27, rng);
-    TessellationOptions one, four;
+    TessellationSettings one, four;
     one.threads = 1;
     four.threads = 4;
     const FractureResult a = tessellate(state, labels, nullptr, one);
@@ -374,7 +374,7 @@ TEST(TessellationRepeated, TripleLinesThroughAnEarlierCrackStayDistinct)
         const int sites = std::uniform_int_distribution<int>(2, 32)(rng);
         const auto labels = nearestSiteLabelling(state, parent, sites, rng);
         TessellationStats stats;
-        TessellationOptions one, four;
+        TessellationSettings one, four;
         one.threads = 1;
         four.threads = 4;
         const FractureResult result = tessellate(state, labels, &stats, one);
@@ -462,7 +462,7 @@ TEST(TessellationInput, BadLabellingThrows)
     missing.labels.pop_back();
     missing.nodeCoords.resize(missing.nodes.size() * 3);
     EXPECT_THROW(tessellate(state, missing), Error);
-    TessellationOptions bad;
+    TessellationSettings bad;
     bad.edgeMargin = 0.7;
     EXPECT_THROW(tessellate(state, labels, nullptr, bad), Error);
 }

@@ -148,7 +148,7 @@ TEST(Asset, CavityStaysEmpty)
 
 TEST(Asset, BadOptionsAreErrors)
 {
-    AssetOptions options;
+    AssetSettings options;
     options.gridCellFactor = 0;
     EXPECT_THROW(buildAsset(test::icosphere(1), "sphere", options), Error);
     options = {};
@@ -272,7 +272,7 @@ TEST_F(AssetCache, LoadOrBuildRebuildsStaleAndCorruptCaches)
     loadOrBuildAsset(mesh, cache, {}, {}, &why);
     EXPECT_EQ(why, "") << "an up-to-date cache is loaded, not rebuilt";
 
-    AssetOptions other;
+    AssetSettings other;
     other.gridCellFactor = 0.7;
     loadOrBuildAsset(mesh, cache, other, {}, &why);
     EXPECT_NE(why.find("another mesh or other options"), std::string::npos);

@@ -51,7 +51,7 @@ TEST(PiggyBankCrack, FragmentsRestAlongTheCrackWithoutGainingEnergy)
 
     // Two friction directions: with Bullet's default single one, nothing resting on a slope is held
     // (the one direction follows the sliding velocity, or is arbitrary at rest).
-    WorldOptions options;
+    WorldSettings options;
     options.twoFrictionDirections = true;
     BulletWorld world(options);
     btRigidBody* ground = world.addGroundPlane();

@@ -31,7 +31,7 @@ Eigen::Isometry3d lifted(Real height)
     return t;
 }
 
-TEST(QueryOptions, SpeculativeBandReportsApproachingPointsWithoutSpendingTheBudget)
+TEST(QuerySettings, SpeculativeBandReportsApproachingPointsWithoutSpendingTheBudget)
 {
     const Plate plate;
     const PlaneField ground; // y < 0
@@ -40,13 +40,13 @@ TEST(QueryOptions, SpeculativeBandReportsApproachingPointsWithoutSpendingTheBudg
     QueryScratch scratch;
     std::vector<Contact> out;
 
-    QueryOptions plain;
+    QuerySettings plain;
     plain.tolerance = plate.eps;
     Index budget = kInitialContactBudget;
     collide(plate.forest, 0, aToB, ground, plain, budget, scratch, out);
     EXPECT_TRUE(out.empty()); // without the band there is nothing to report
 
-    QueryOptions speculative = plain;
+    QuerySettings speculative = plain;
     speculative.speculative = 4 * plate.eps;
     QueryStats stats;
     collide(plate.forest, 0, aToB, ground, speculative, budget, scratch, out, &stats);
@@ -64,19 +64,19 @@ TEST(QueryOptions, SpeculativeBandReportsApproachingPointsWithoutSpendingTheBudg
         EXPECT_LT(c.depth, 5 * plate.eps);
     }
 
-    QueryOptions negative = plain;
+    QuerySettings negative = plain;
     negative.speculative = -1;
     EXPECT_THROW(collide(plate.forest, 0, aToB, ground, negative, budget, scratch, out), Error);
 }
 
-TEST(QueryOptions, ContactLimitBoundsTheDeepPhase)
+TEST(QuerySettings, ContactLimitBoundsTheDeepPhase)
 {
     const Plate plate;
     const PlaneField ground;
     // Sunk by 3ε: every bottom point is deeper than ε, so Adaptive would take all of them.
     const Eigen::Isometry3d aToB = lifted(-3 * plate.eps);
     QueryScratch scratch;
-    QueryOptions options;
+    QuerySettings options;
     options.tolerance = plate.eps;
 
     std::vector<Contact> all;

@@ -295,7 +295,7 @@ TEST(Registration, WorksWithADefaultSizedConfiguration)
 
 TEST(Multithreaded, SequentialSchedulerMtWorld)
 {
-    WorldOptions options;
+    WorldSettings options;
     options.multithreaded = true;
     BulletWorld world(options);
     btRigidBody* ground = world.addGroundPlane();

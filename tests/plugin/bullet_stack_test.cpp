@@ -23,7 +23,7 @@ TEST(BrickStack, FiveBricksDriftLessThanOneMillimetreInTenSeconds)
     // Bullet's stacking setup (docs/user-guide.md §7): two friction directions (its default single one
     // leaves bodies resting on each other free to creep sideways), friction anchors and 20 solver
     // iterations (five bodies deep, 10 iterations leave ~0.1 mm/s of creep between the lower bricks).
-    WorldOptions options;
+    WorldSettings options;
     options.twoFrictionDirections = true;
     options.solverIterations = 20;
     BulletWorld world(options);

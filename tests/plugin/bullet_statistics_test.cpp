@@ -26,7 +26,7 @@ struct ModeRun
 
 ModeRun restPlate(ContactMode mode)
 {
-    WorldOptions options;
+    WorldSettings options;
     options.collision.mode = mode;
     BulletWorld world(options);
     btRigidBody* ground = world.addGroundPlane();
@@ -113,7 +113,7 @@ TEST(CollisionStatistics, PerDispatcherResetAndQueriesDoNotCount)
     EXPECT_EQ(collisionStatistics(a.dispatcher()).pairs, 1);
 
     // A dispatcher without a registration reports zeros.
-    WorldOptions plain;
+    WorldSettings plain;
     plain.register_ = false;
     BulletWorld c(plain);
     EXPECT_EQ(collisionStatistics(c.dispatcher()).pairs, 0);

@@ -103,7 +103,7 @@ TEST(DistanceGrid, PointsHoldExactDistancesInTheBandAndTheirSideOutside)
 TEST(DistanceGrid, SidesAreRightForSharpAndNestedShapesWithTheNarrowestBand)
 {
     // A band of one cell is the narrowest for which the row sweep of the build knows every side.
-    DistanceGridOptions options;
+    DistanceGridSettings options;
     options.bandCells = 1;
     options.cellSize = 0.04;
     for (const TriMesh& mesh :
@@ -168,7 +168,7 @@ TEST(DistanceGrid, SamplesAreInvalidOutsideTheBand)
 TEST(DistanceGrid, SameResultForAnyThreadCount)
 {
     const TriMesh mesh = test::torus(1, 0.3, 40, 12);
-    DistanceGridOptions options;
+    DistanceGridSettings options;
     options.threads = 1;
     const DistanceGrid serial = DistanceGrid::build(mesh, options);
     options.threads = 2;
@@ -183,7 +183,7 @@ TEST(DistanceGrid, SameResultForAnyThreadCount)
 TEST(DistanceGrid, CavityPointsAreOutside)
 {
     const TriMesh mesh = test::boxWithCavity({1, 1, 1}, {0.5, 0.5, 0.5});
-    DistanceGridOptions options;
+    DistanceGridSettings options;
     options.cellSize = 0.05;
     const DistanceGrid grid = DistanceGrid::build(mesh, options);
     EXPECT_NEAR(grid.bandWidth, 0.15, 1e-15);
@@ -207,7 +207,7 @@ TEST(DistanceGrid, CavityPointsAreOutside)
 TEST(DistanceGrid, ReportsProgressFromTheCallingThread)
 {
     std::vector<double> fractions;
-    DistanceGridOptions options;
+    DistanceGridSettings options;
     options.threads = 2;
     DistanceGrid::build(test::icosphere(2), options,
                         [&](std::string_view stage, double fraction)
@@ -223,15 +223,15 @@ TEST(DistanceGrid, ReportsProgressFromTheCallingThread)
 TEST(DistanceGrid, RejectsBadSettingsAndBadData)
 {
     const TriMesh mesh = test::box({1, 1, 1});
-    for (auto change :
-         {+[](DistanceGridOptions& o) { o.cellSize = -1; }, +[](DistanceGridOptions& o) { o.cellFactor = 0; },
-          +[](DistanceGridOptions& o) { o.bandCells = 0.5; },
-          +[](DistanceGridOptions& o)
-          {
-              o.cellSize = 1e-4;
-          }}) // 8e12 points > maxPoints
+    for (auto change : {+[](DistanceGridSettings& o) { o.cellSize = -1; },
+                        +[](DistanceGridSettings& o) { o.cellFactor = 0; },
+                        +[](DistanceGridSettings& o) { o.bandCells = 0.5; },
+                        +[](DistanceGridSettings& o)
+                        {
+                            o.cellSize = 1e-4;
+                        }}) // 8e12 points > maxPoints
     {
-        DistanceGridOptions options;
+        DistanceGridSettings options;
         change(options);
         EXPECT_THROW(DistanceGrid::build(mesh, options), Error);
     }

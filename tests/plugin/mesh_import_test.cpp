@@ -99,7 +99,7 @@ class MeshImportBadFile : public ::testing::TestWithParam<BadCase>
 TEST_P(MeshImportBadFile, RaisesItsOwnProblemNamingTheFile)
 {
     const BadCase& c = GetParam();
-    ImportOptions options;
+    ImportSettings options;
     options.repair = c.repair;
     try
     {
@@ -124,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Corpus, MeshImportBadFile, ::testing::ValuesIn(kBadCase
                              return name;
                          });
 
-std::string errorOf(const std::filesystem::path& file, ImportOptions options = {})
+std::string errorOf(const std::filesystem::path& file, ImportSettings options = {})
 {
     try
     {

@@ -23,7 +23,7 @@ using test::hasNote;
 TEST(MeshRepair, RepairClosesTheHolesOfAScannedSphere)
 {
     const TriMesh closed = importMesh(goodMesh("scanned_sphere.ply"));
-    ImportOptions options;
+    ImportSettings options;
     options.repair = true;
     ImportReport report;
     const TriMesh repaired = importMesh(goodMesh("scanned_sphere_holes.ply"), options, &report);
@@ -62,7 +62,7 @@ TEST(MeshRepair, RepairClosesTheHolesOfAScannedSphere)
 
 TEST(MeshRepair, RepairFixesWhatItMay)
 {
-    ImportOptions options;
+    ImportSettings options;
     options.repair = true;
     ImportReport report;
     EXPECT_NEAR(importMesh(badMesh("open_box.obj"), options, &report).signedVolume(), 8, 1e-12);
@@ -128,7 +128,7 @@ TEST(MeshRepair, PlanarHolesGetFlatLids)
             tube.triangles.push_back({a, b, b + kSegments});
             tube.triangles.push_back({a, b + kSegments, a + kSegments});
         }
-    ImportOptions options;
+    ImportSettings options;
     options.repair = true;
     ImportReport report;
     const TriMesh closed = checkMesh(tube, "tube", options, &report);

@@ -114,7 +114,7 @@ TEST(MeshValidate, InMemoryMeshesAreCheckedToo)
         EXPECT_EQ(e.meshProblem(), MeshProblem::BadIndices);
         EXPECT_EQ(e.source(), "procedural brick");
     }
-    ImportOptions bad;
+    ImportSettings bad;
     bad.weldTolerance = -1;
     EXPECT_THROW(checkMesh(cube(Vec3::Zero(), 1), "brick", bad), Error);
 }

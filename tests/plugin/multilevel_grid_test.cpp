@@ -48,7 +48,7 @@ TEST(MultilevelGrid, RejectsBadInput)
 {
     EXPECT_THROW(MultilevelGrid(Aabb{}, 0.1), Error);
     EXPECT_THROW(MultilevelGrid(unitBox(), 0), Error);
-    MultilevelGridOptions options;
+    MultilevelGridSettings options;
     options.cellFactor = -1;
     EXPECT_THROW(MultilevelGrid(unitBox(), 0.1, options), Error);
 }

@@ -38,7 +38,7 @@ Result query(const SphereForest& forest, FragmentId f, const Eigen::Isometry3d& 
     static QueryScratch scratch;
     Result r;
     r.budget = budget;
-    collide(forest, f, aToB, field, QueryOptions{mode, order, tolerance}, r.budget, scratch, r.contacts,
+    collide(forest, f, aToB, field, QuerySettings{mode, order, tolerance}, r.budget, scratch, r.contacts,
             &r.stats);
     return r;
 }
@@ -352,7 +352,7 @@ TEST(SphereTreeQuery, NoAllocationOnceWarm)
     std::vector<Contact> out;
     out.reserve(plate.forest.pointCount());
     Index budget = kInitialContactBudget;
-    const QueryOptions options{ContactMode::Full, TraversalOrder::MaxDistance, plate.tolerance};
+    const QuerySettings options{ContactMode::Full, TraversalOrder::MaxDistance, plate.tolerance};
     collide(plate.forest, 0, Eigen::Isometry3d::Identity(), ground, options, budget, scratch, out);
     const auto buffers = [&]
     {
@@ -379,11 +379,11 @@ TEST(SphereTreeQuery, RejectsBadOptions)
     Index budget = kInitialContactBudget;
     const Eigen::Isometry3d identity = Eigen::Isometry3d::Identity();
     EXPECT_THROW(
-        collide(plate.forest, 0, identity, ground, QueryOptions{.tolerance = -1}, budget, scratch, out),
+        collide(plate.forest, 0, identity, ground, QuerySettings{.tolerance = -1}, budget, scratch, out),
         Error);
     Index zero = 0;
-    EXPECT_THROW(collide(plate.forest, 0, identity, ground, QueryOptions{}, zero, scratch, out), Error);
-    EXPECT_THROW(collide(plate.forest, 3, identity, ground, QueryOptions{}, budget, scratch, out), Error);
+    EXPECT_THROW(collide(plate.forest, 0, identity, ground, QuerySettings{}, zero, scratch, out), Error);
+    EXPECT_THROW(collide(plate.forest, 3, identity, ground, QuerySettings{}, budget, scratch, out), Error);
 }
 
 } // namespace

@@ -48,7 +48,7 @@ Index scanAllTets(const TetMesh& mesh, const TetLocator& locator, const Vec3& p,
 
 TEST(TetLocator, RejectsBadOptions)
 {
-    TetLocatorOptions options;
+    TetLocatorSettings options;
     options.cellFactor = 0;
     EXPECT_THROW(TetLocator(sphereMesh(), options), Error);
     options = {};
@@ -91,7 +91,7 @@ TEST(TetLocator, AgreesWithAScanOfAllTets)
     {
         const Vec3 p(u(rng), u(rng), u(rng));
         const TetLocation where = locator.locate(p);
-        const Index expected = scanAllTets(mesh, locator, p, TetLocatorOptions{}.tolerance);
+        const Index expected = scanAllTets(mesh, locator, p, TetLocatorSettings{}.tolerance);
         ASSERT_EQ(where.found(), expected != kInvalidIndex) << p.transpose();
         if (!where.found())
             continue;
@@ -101,7 +101,7 @@ TEST(TetLocator, AgreesWithAScanOfAllTets)
         {
             EXPECT_EQ(where.tet, expected);
         }
-        EXPECT_GE(where.bary.minCoeff(), -TetLocatorOptions{}.tolerance);
+        EXPECT_GE(where.bary.minCoeff(), -TetLocatorSettings{}.tolerance);
         Vec3 back = Vec3::Zero();
         for (int k = 0; k < 4; ++k)
             back += where.bary[k] * mesh.nodes[mesh.tets[where.tet][k]];
@@ -116,7 +116,7 @@ TEST(TetLocator, AgreesWithAScanOfAllTets)
 TEST(TetLocator, FindsPointsWithinALargeTolerance)
 {
     const TetMesh& mesh = sphereMesh();
-    TetLocatorOptions options;
+    TetLocatorSettings options;
     options.tolerance = 0.05;
     const TetLocator locator(mesh, options);
     std::mt19937_64 rng(5);

@@ -24,7 +24,7 @@ struct RunResult
     std::vector<StepStats> history;
 };
 
-RunResult run(const Scene& scene, const RunOptions& options = {}, int steps = -1)
+RunResult run(const Scene& scene, const RunSettings& options = {}, int steps = -1)
 {
     SceneWorld world(scene, options);
     const int n = steps >= 0 ? steps : int(scene.duration / scene.timeStep + 0.5);
@@ -85,10 +85,10 @@ TEST(SceneDeterminism, ResetReproducesTheRun)
 TEST(SceneDeterminism, TheSeedChangesTheFracturePattern)
 {
     const Scene scene = loadScene(builtInScenePath("test_brick_drop"));
-    RunOptions other;
+    RunSettings other;
     other.seed = 7;
     EXPECT_NE(run(scene).hash, run(scene, other).hash);
-    RunOptions whole;
+    RunSettings whole;
     whole.fracture = false;
     const RunResult unbroken = run(scene, whole);
     EXPECT_EQ(unbroken.history.back().fragments, 1);
@@ -129,7 +129,7 @@ class Baseline : public testing::TestWithParam<fracture::FragmentShapeKind>
 TEST_P(Baseline, RunsTheSameSceneWithItsOwnShapes)
 {
     const Scene scene = loadScene(builtInScenePath("test_brick_drop"));
-    RunOptions options;
+    RunSettings options;
     options.collision = GetParam();
     SceneWorld world(scene, options);
     for (int i = 0; i < 60; ++i)
@@ -155,7 +155,7 @@ TEST(SceneWorld, RestructureMethodReachesTheObjects)
     // The SCA'12 re-parenting builds other sphere trees after a break, so contacts (and the run) differ
     // from TVCG 2013's after the first fracture event, and are the same before it.
     const Scene scene = loadScene(builtInScenePath("test_brick_drop"));
-    RunOptions sca;
+    RunSettings sca;
     sca.restructure = RestructureMethod::Sca2012;
     const RunResult a = run(scene), b = run(scene, sca);
     std::size_t firstBreak = 0;

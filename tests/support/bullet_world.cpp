@@ -44,7 +44,7 @@ std::shared_ptr<const Asset> bulletAsset(const std::string& file)
         const std::filesystem::path mesh = meshDir() / file;
         const std::filesystem::path dir = std::filesystem::path(SHATTER_BINARY_DIR) / "test_assets";
         std::filesystem::create_directories(dir);
-        AssetOptions options;
+        AssetSettings options;
         options.threads = 1; // ctest runs test processes side by side
         asset = std::make_shared<const Asset>(
             loadOrBuildAsset(mesh, dir / (mesh.stem().string() + ".shatter-asset"), options));
@@ -65,7 +65,7 @@ Eigen::Isometry3d placement(const Vec3& translation, const Eigen::Matrix3d& rota
     return t;
 }
 
-BulletWorld::BulletWorld(const WorldOptions& options)
+BulletWorld::BulletWorld(const WorldSettings& options)
 {
     configuration = makeCollisionConfiguration();
     if (options.multithreaded)

@@ -31,7 +31,7 @@ std::shared_ptr<ObjectState> freshState(const std::string& file);
 Eigen::Isometry3d placement(const Vec3& translation,
                             const Eigen::Matrix3d& rotation = Eigen::Matrix3d::Identity());
 
-struct WorldOptions
+struct WorldSettings
 {
     bool multithreaded =
         false; ///< btCollisionDispatcherMt + btDiscreteDynamicsWorldMt (sequential scheduler)
@@ -49,7 +49,7 @@ struct WorldOptions
 class BulletWorld
 {
 public:
-    explicit BulletWorld(const WorldOptions& options = {});
+    explicit BulletWorld(const WorldSettings& options = {});
     ~BulletWorld();
     BulletWorld(const BulletWorld&) = delete;
     BulletWorld& operator=(const BulletWorld&) = delete;

@@ -325,7 +325,7 @@ TriMesh subdividedBox(const Vec3& half, int n)
 
 std::shared_ptr<const Asset> buildTestAsset(TriMesh mesh, const std::string& name, Real maxEdgeFactor)
 {
-    AssetOptions options;
+    AssetSettings options;
     options.tets.maxEdgeFactor = maxEdgeFactor;
     return std::make_shared<const Asset>(buildAsset(std::move(mesh), name, options));
 }

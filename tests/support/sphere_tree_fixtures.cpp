@@ -104,8 +104,8 @@ std::shared_ptr<const Asset> cachedMeshAsset(const std::string& file)
 
 QueryStats queryAllFragmentPairs(const ObjectState& state, QueryScratch& scratch, std::vector<Contact>& out)
 {
-    const QueryOptions options{ContactMode::Adaptive, TraversalOrder::MaxDistance,
-                               defaultContactTolerance(state.asset().radius())};
+    const QuerySettings options{ContactMode::Adaptive, TraversalOrder::MaxDistance,
+                                defaultContactTolerance(state.asset().radius())};
     QueryStats total;
     for (FragmentId a = 0; a < state.fragmentCount(); ++a)
         for (FragmentId b = 0; b < state.fragmentCount(); ++b)

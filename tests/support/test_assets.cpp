@@ -34,7 +34,7 @@ std::shared_ptr<const Asset> sharedAsset(const std::string& name)
             throw Error(mesh.string(), "test asset is missing");
         const std::filesystem::path dir = std::filesystem::path(SHATTER_BINARY_DIR) / "test_assets";
         std::filesystem::create_directories(dir);
-        AssetOptions options;
+        AssetSettings options;
         options.threads = 1; // ctest runs test processes side by side
         asset =
             std::make_shared<const Asset>(loadOrBuildAsset(mesh, dir / (name + ".shatter-asset"), options));

@@ -94,7 +94,7 @@ TriMesh makePiggyBank(const Target& target)
     Aabb bounds;
     bounds.grow(Vec3(-0.101, -0.0013, -0.072));
     bounds.grow(Vec3(0.103, 0.162, 0.072));
-    ImplicitMeshOptions options;
+    ImplicitMeshSettings options;
     options.targetTriangles = target.triangles;
     TriMesh mesh = meshImplicit(shape, bounds, options, "piggy_bank");
     // The soles are flat at y = 0 up to the Newton projection's last micrometres; make it exact.

@@ -132,7 +132,7 @@ TriMesh surfaceNets(const ImplicitFunction& f, const Aabb& bounds, Real cellSize
     return mesh;
 }
 
-TriMesh meshImplicit(const ImplicitFunction& f, const Aabb& bounds, const ImplicitMeshOptions& options,
+TriMesh meshImplicit(const ImplicitFunction& f, const Aabb& bounds, const ImplicitMeshSettings& options,
                      const std::string& name)
 {
     if (options.targetTriangles == 0)

@@ -20,7 +20,7 @@ TriMesh surfaceNets(const ImplicitFunction& f, const Aabb& bounds, Real cellSize
                     const Vec3& phase = Vec3::Zero());
 
 /// Settings for meshImplicit(); checked there.
-struct ImplicitMeshOptions
+struct ImplicitMeshSettings
 {
     Index targetTriangles = 0;    ///< wanted triangle count, > 0
     Real tolerance = Real(0.015); ///< accepted relative deviation from the target
@@ -35,7 +35,7 @@ struct ImplicitMeshOptions
 /// (vertices move to the area-weighted centroid of their triangles, reprojected onto f = 0) and
 /// intrinsic Delaunay edge flips, which turn the grid-aligned triangles into near-equilateral ones.
 /// Throws shatter::Error naming `name` when no grid size gives a closed 2-manifold.
-TriMesh meshImplicit(const ImplicitFunction& f, const Aabb& bounds, const ImplicitMeshOptions& options,
+TriMesh meshImplicit(const ImplicitFunction& f, const Aabb& bounds, const ImplicitMeshSettings& options,
                      const std::string& name);
 
 /// Moves every vertex `sweeps` times towards the area-weighted centroid of its incident triangles,

@@ -31,7 +31,7 @@ nlohmann::json assetInfo(const shatter::Asset& asset)
             {"grid_points", asset.surfaceGrid.pointCount()}};
 }
 
-int build(const std::string& input, const std::string& output, const shatter::AssetOptions& options,
+int build(const std::string& input, const std::string& output, const shatter::AssetSettings& options,
           bool force)
 {
     const auto start = std::chrono::steady_clock::now();
@@ -65,7 +65,7 @@ int main(int argc, char** argv)
     CLI::App app{"shatter_asset: build and inspect Shatter asset cache files"};
     app.require_subcommand(1);
 
-    shatter::AssetOptions options;
+    shatter::AssetSettings options;
     std::string input, output;
     bool force = false;
     CLI::App* buildCommand = app.add_subcommand("build", "Build an asset cache file from a mesh");

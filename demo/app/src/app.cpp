@@ -39,7 +39,7 @@ std::optional<scenes::Scene> loadSceneByNameOrFile(const std::string& what, Log&
 }
 } // namespace
 
-App::App(const DemoOptions& o) : options(o), simulation(log)
+App::App(const DemoSettings& o) : options(o), simulation(log)
 {
     if (!options.logFile.empty() && !log.openFile(options.logFile))
         log.warning("cannot open the log file " + options.logFile);
@@ -66,14 +66,14 @@ App::App(const DemoOptions& o) : options(o), simulation(log)
         cameraFromOptions = true;
     }
     if (auto collision = scenes::parseCollision(options.collision))
-        simulation.editableOptions().collision = *collision;
+        simulation.editableSettings().collision = *collision;
     else
         log.error("--collision: unknown value \"" + options.collision + "\" (shatter, gimpact, hull)");
     if (auto contacts = scenes::parseContacts(options.contacts))
-        simulation.editableOptions().contacts = *contacts;
+        simulation.editableSettings().contacts = *contacts;
     else
         log.error("--contacts: unknown value \"" + options.contacts + "\" (adaptive, full, fixed8)");
-    simulation.editableOptions().seed = options.seed;
+    simulation.editableSettings().seed = options.seed;
 
     DebugViewSettings& views = debugViews->settings;
     for (const std::string& view : options.views)
@@ -117,12 +117,12 @@ App::~App()
 void App::startScene()
 {
     if (auto scene = loadSceneByNameOrFile(options.scene, log))
-        simulation.load(*scene, simulation.editableOptions());
+        simulation.load(*scene, simulation.editableSettings());
     else if (!ui.sceneNames.empty())
     {
         log.info("falling back to the " + ui.sceneNames.front() + " scene");
         if (auto fallback = loadSceneByNameOrFile(ui.sceneNames.front(), log))
-            simulation.load(*fallback, simulation.editableOptions());
+            simulation.load(*fallback, simulation.editableSettings());
     }
 }
 

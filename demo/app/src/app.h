@@ -24,7 +24,7 @@ namespace shatter::demo
 class App
 {
 public:
-    explicit App(const DemoOptions& options);
+    explicit App(const DemoSettings& options);
     ~App();
 
     /// Runs until the window closes (interactive) or the frames are done (headless); the exit code.
@@ -42,7 +42,7 @@ private:
     void writeStats(const std::string& file, double deviation);
     void takeScreenshot(const std::string& file, double* deviation);
 
-    DemoOptions options;
+    DemoSettings options;
     Log log;
     std::unique_ptr<GlWindow> window;
     std::unique_ptr<Renderer> renderer;

@@ -5,7 +5,7 @@
 namespace shatter::demo
 {
 
-std::optional<int> parseCommandLine(int argc, char** argv, DemoOptions& o)
+std::optional<int> parseCommandLine(int argc, char** argv, DemoSettings& o)
 {
     CLI::App app("Shatter: real-time brittle fracture for Bullet Physics, interactive demo", "shatter_demo");
     std::string camera;

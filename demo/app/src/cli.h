@@ -10,7 +10,7 @@
 namespace shatter::demo
 {
 
-struct DemoOptions
+struct DemoSettings
 {
     std::string scene = "plates"; ///< a shipped scene's name or a scene file
     std::string mesh;             ///< a user mesh to drop in after the scene loads
@@ -36,6 +36,6 @@ struct DemoOptions
 };
 
 /// Parses argv; returns an exit code when the program should stop (--help, bad arguments).
-std::optional<int> parseCommandLine(int argc, char** argv, DemoOptions& options);
+std::optional<int> parseCommandLine(int argc, char** argv, DemoSettings& options);
 
 } // namespace shatter::demo

@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv)
 {
-    shatter::demo::DemoOptions options;
+    shatter::demo::DemoSettings options;
     if (auto exitCode = shatter::demo::parseCommandLine(argc, argv, options))
         return *exitCode;
     try

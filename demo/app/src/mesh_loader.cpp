@@ -73,7 +73,7 @@ void BackgroundJobs::launch(std::string what, std::function<void(JobResult&)> wo
         });
 }
 
-bool BackgroundJobs::startScene(scenes::Scene scene, scenes::RunOptions options, std::string what)
+bool BackgroundJobs::startScene(scenes::Scene scene, scenes::RunSettings options, std::string what)
 {
     if (busy())
         return false;
@@ -93,7 +93,7 @@ bool BackgroundJobs::startScene(scenes::Scene scene, scenes::RunOptions options,
 }
 
 bool BackgroundJobs::startMesh(const std::filesystem::path& file, scenes::SceneObject object,
-                               scenes::RunOptions options, double bottomY)
+                               scenes::RunSettings options, double bottomY)
 {
     if (busy())
         return false;
@@ -103,7 +103,7 @@ bool BackgroundJobs::startMesh(const std::filesystem::path& file, scenes::SceneO
            {
                report("validating " + file.filename().string(), 0);
                ImportReport importReport;
-               importMesh(file, ImportOptions{}, &importReport); // throws MeshError naming the defect
+               importMesh(file, ImportSettings{}, &importReport); // throws MeshError naming the defect
                options.assetProgress = [this](std::string_view stage, double fraction)
                {
                    report(stage, fraction);

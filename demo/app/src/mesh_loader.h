@@ -41,11 +41,11 @@ public:
     std::string what() const;
 
     /// Builds a SceneWorld for `scene` (assets through the cache, with progress). False if busy.
-    bool startScene(scenes::Scene scene, scenes::RunOptions options, std::string what);
+    bool startScene(scenes::Scene scene, scenes::RunSettings options, std::string what);
     /// Imports and validates `file`, then builds its asset into the scene library's cache, so that
     /// SceneWorld::addObject with `object` is immediate. The object is centred over the origin with its
     /// lowest point at `bottomY` (its rotation kept). False if busy.
-    bool startMesh(const std::filesystem::path& file, scenes::SceneObject object, scenes::RunOptions options,
+    bool startMesh(const std::filesystem::path& file, scenes::SceneObject object, scenes::RunSettings options,
                    double bottomY);
 
     /// The finished job's result, once (main thread).

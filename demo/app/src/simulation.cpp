@@ -53,7 +53,7 @@ Simulation::~Simulation()
     grabbed.reset();
 }
 
-bool Simulation::load(scenes::Scene newScene, scenes::RunOptions newOptions)
+bool Simulation::load(scenes::Scene newScene, scenes::RunSettings newOptions)
 {
     scene = newScene;
     options = newOptions;

@@ -1,5 +1,5 @@
 // The running scene: a SceneWorld stepped in real time (or frame by frame headless), the editable copy
-// of its Scene and RunOptions the panels change (applied by a restart), user meshes, thrown balls, and
+// of its Scene and RunSettings the panels change (applied by a restart), user meshes, thrown balls, and
 // grabbing a fragment with the mouse.
 #pragma once
 
@@ -35,7 +35,7 @@ public:
 
     /// Starts loading a scene (assets may take seconds to build the first time); the current world keeps
     /// running until the new one is ready. False if another load is running.
-    bool load(scenes::Scene scene, scenes::RunOptions options);
+    bool load(scenes::Scene scene, scenes::RunSettings options);
     /// Rebuilds the world from the editable scene and options (reset, and applying panel changes).
     bool restart();
     /// Validates and builds a user mesh in the background, then drops it into the running world.
@@ -53,12 +53,12 @@ public:
     int generation() const { return worldGeneration; }
 
     scenes::Scene& editableScene() { return scene; }
-    scenes::RunOptions& editableOptions() { return options; }
+    scenes::RunSettings& editableSettings() { return options; }
     /// The last user-mesh or scene error ("" if the last attempt worked), for the UI.
     const std::string& lastError() const { return errorText; }
     void clearError() { errorText.clear(); }
 
-    /// ε of TVCG §5.2 as a fraction of the smaller object's radius (RunOptions has no field for it: the
+    /// ε of TVCG §5.2 as a fraction of the smaller object's radius (RunSettings has no field for it: the
     /// demo re-registers the collision algorithm with it on every new world; pairs created from then on
     /// use it).
     float toleranceFraction = 0.002f;
@@ -113,7 +113,7 @@ private:
     BackgroundJobs jobs;
     std::unique_ptr<scenes::SceneWorld> current;
     scenes::Scene scene;
-    scenes::RunOptions options;
+    scenes::RunSettings options;
     std::string errorText;
     int worldGeneration = 0;
     double accumulator = 0;

@@ -38,7 +38,7 @@ void sceneSection(UiState& ui, Simulation& sim, Log& log, UiActions& actions)
             {
                 try
                 {
-                    sim.load(scenes::loadScene(scenes::builtInScenePath(name)), sim.editableOptions());
+                    sim.load(scenes::loadScene(scenes::builtInScenePath(name)), sim.editableSettings());
                     actions.frameCamera = true;
                 }
                 catch (const std::exception& e)
@@ -54,7 +54,7 @@ void sceneSection(UiState& ui, Simulation& sim, Log& log, UiActions& actions)
     {
         try
         {
-            sim.load(scenes::loadScene(*file), sim.editableOptions());
+            sim.load(scenes::loadScene(*file), sim.editableSettings());
             actions.frameCamera = true;
         }
         catch (const std::exception& e)
@@ -154,7 +154,7 @@ void materialSection(UiState& ui, Simulation& sim)
 
 void collisionSection(Simulation& sim)
 {
-    scenes::RunOptions& o = sim.editableOptions();
+    scenes::RunSettings& o = sim.editableSettings();
     int shapes = int(o.collision);
     ImGui::Text("Fragment shapes");
     ImGui::RadioButton("Shatter", &shapes, int(fracture::FragmentShapeKind::Fracturable));
@@ -208,10 +208,10 @@ void fractureSection(Simulation& sim)
     ImGui::SameLine();
     ImGui::RadioButton("interior", &metric, int(fracture::FractureMetric::Interior));
     p.metric = fracture::FractureMetric(metric);
-    bool enabled = sim.editableOptions().fracture;
+    bool enabled = sim.editableSettings().fracture;
     if (ImGui::Checkbox("fracture enabled", &enabled))
     {
-        sim.editableOptions().fracture = enabled;
+        sim.editableSettings().fracture = enabled;
         if (scenes::SceneWorld* world = sim.world())
             world->fracture().settings().enabled = enabled; // live
     }

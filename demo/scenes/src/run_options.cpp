@@ -1,4 +1,4 @@
-// The spellings of RunOptions on the command line, in summaries and in the demo.
+// The spellings of RunSettings on the command line, in summaries and in the demo.
 #include "shatter/scenes/scene_world.h"
 
 #include <array>

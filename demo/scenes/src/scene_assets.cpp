@@ -41,7 +41,7 @@ std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
     name << key.stem().string() << '-' << std::hex << (std::hash<std::string>{}(key.string()) & 0xffffffffu)
          << ".shatter-asset";
     asset = std::make_shared<const Asset>(
-        loadOrBuildAsset(mesh, cacheDir / name.str(), AssetOptions{}, progress));
+        loadOrBuildAsset(mesh, cacheDir / name.str(), AssetSettings{}, progress));
     return asset;
 }
 

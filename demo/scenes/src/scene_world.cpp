@@ -62,7 +62,7 @@ struct Hash
     }
 };
 
-CollisionSettings collisionSettings(const RunOptions& options)
+CollisionSettings collisionSettings(const RunSettings& options)
 {
     CollisionSettings s;
     s.mode = options.contacts;
@@ -73,7 +73,7 @@ CollisionSettings collisionSettings(const RunOptions& options)
 
 } // namespace
 
-SceneWorld::Impl::Impl(const Scene& sc, const RunOptions& op) : scene(sc), options(op)
+SceneWorld::Impl::Impl(const Scene& sc, const RunSettings& op) : scene(sc), options(op)
 {
     if (!(scene.timeStep > 0) || scene.substeps < 1 || scene.solverIterations < 1)
         throw Error(scene.file.empty() ? scene.name : scene.file.string(),
@@ -176,7 +176,7 @@ void SceneWorld::Impl::measureBodies(StepStats& stats) const
     stats.lowestBodyY = std::isfinite(lowest) ? lowest : scene.ground.height;
 }
 
-SceneWorld::SceneWorld(const Scene& scene, const RunOptions& options)
+SceneWorld::SceneWorld(const Scene& scene, const RunSettings& options)
     : impl(std::make_unique<Impl>(scene, options))
 {
 }
@@ -224,7 +224,7 @@ const StepStats& SceneWorld::step()
 void SceneWorld::reset()
 {
     const Scene scene = impl->scene;
-    const RunOptions options = impl->options;
+    const RunSettings options = impl->options;
     impl.reset(); // the old world goes first: the dispatcher's registration must not outlive it
     impl = std::make_unique<Impl>(scene, options);
 }
@@ -234,7 +234,7 @@ const Scene& SceneWorld::scene() const
     return impl->scene;
 }
 
-const RunOptions& SceneWorld::options() const
+const RunSettings& SceneWorld::options() const
 {
     return impl->options;
 }

@@ -57,7 +57,7 @@ fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
     const std::filesystem::path mesh = resolveMesh(o.asset, scene.file);
     std::shared_ptr<const Asset> asset =
         sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress);
-    fracture::ObjectOptions oo;
+    fracture::ObjectSettings oo;
     oo.dynamic = o.dynamic;
     oo.fracturable = o.fracturable;
     oo.linearVelocity = o.linearVelocity;

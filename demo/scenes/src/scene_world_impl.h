@@ -42,7 +42,7 @@ struct SceneWorld::Impl
         std::unique_ptr<btRigidBody> body;
     };
 
-    Impl(const Scene& sc, const RunOptions& op);
+    Impl(const Scene& sc, const RunSettings& op);
     ~Impl() { teardown(); }
     void build();
     // Takes the world apart in Bullet's order (bodies out before the world goes, the registration
@@ -62,7 +62,7 @@ struct SceneWorld::Impl
     static void tickCallback(btDynamicsWorld* world, btScalar timeStep);
 
     Scene scene;
-    RunOptions options;
+    RunSettings options;
     std::unique_ptr<btDefaultCollisionConfiguration> configuration;
     std::unique_ptr<btCollisionDispatcher> dispatcher;
     std::unique_ptr<btBroadphaseInterface> broadphase;

@@ -185,7 +185,7 @@ struct DeepOnly
 /// collide() once; returns the number of colliding points it met (QueryStats::collidingPoints).
 template <class Field>
 Index runQuery(const SphereForest& forest, FragmentId f, const Eigen::Isometry3d& aToB, const Field& field,
-               const QueryOptions& options, Index& budget, bool deepOnly, Scratch& s)
+               const QuerySettings& options, Index& budget, bool deepOnly, Scratch& s)
 {
     QueryStats stats;
     if (!deepOnly)
@@ -195,7 +195,7 @@ Index runQuery(const SphereForest& forest, FragmentId f, const Eigen::Isometry3d
     }
     const std::size_t before = s.contacts.size();
     const Real shift = 2 * options.tolerance;
-    QueryOptions full = options;
+    QuerySettings full = options;
     full.mode = ContactMode::Full;
     full.speculative = 0;
     Index unused = 1;
@@ -213,7 +213,7 @@ struct DirectionResult
 };
 
 /// S(sides[owner]) against D(sides[1 − owner]); appends world contacts to s.pair.
-DirectionResult runDirection(const Side (&sides)[2], int owner, const QueryOptions& options, Index& budget,
+DirectionResult runDirection(const Side (&sides)[2], int owner, const QuerySettings& options, Index& budget,
                              bool deepOnly, Scratch& s)
 {
     const Side& a = sides[owner];
@@ -410,7 +410,7 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         Real radius = std::min(sides[0].radius, sides[1].radius);
         if (!std::isfinite(radius))
             radius = std::isfinite(sides[0].radius) ? sides[0].radius : sides[1].radius;
-        QueryOptions options;
+        QuerySettings options;
         options.mode = settings.mode;
         options.order = settings.order;
         options.tolerance = settings.toleranceFraction * radius;

@@ -85,7 +85,7 @@ struct FractureSystem::Impl
     {
         std::shared_ptr<ObjectState> state;
         Material material;
-        ObjectOptions options;
+        ObjectSettings options;
         std::map<FragmentId, FragmentBody> bodies; // live fragments, increasing id
         std::uint64_t runs = 0;                    // pipeline runs: the event index of the seed
         std::map<FragmentId, Real> heldImpulse;    // per fragment: see FractureSystemSettings::impulseGrowth
@@ -259,7 +259,7 @@ FractureSystem::~FractureSystem()
 }
 
 ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Material& material,
-                                   const Eigen::Isometry3d& placement, const ObjectOptions& options)
+                                   const Eigen::Isometry3d& placement, const ObjectSettings& options)
 {
     if (!asset)
         throw Error("FractureSystem::addObject", "null asset");

@@ -73,7 +73,7 @@ struct FractureSystemSettings
 using ObjectId = std::uint32_t;
 
 /// Per-body options of addObject.
-struct ObjectOptions
+struct ObjectSettings
 {
     bool dynamic = true;
     Eigen::Vector3d linearVelocity = Eigen::Vector3d::Zero();  ///< world frame, m/s
@@ -119,7 +119,7 @@ public:
     /// Adds an unbroken object of `asset` with its material frame at `placement` (world), as one body.
     /// Throws shatter::Error for a bad material or options.
     ObjectId addObject(std::shared_ptr<const Asset> asset, const Material& material,
-                       const Eigen::Isometry3d& placement, const ObjectOptions& options = {});
+                       const Eigen::Isometry3d& placement, const ObjectSettings& options = {});
     /// Removes the object's bodies from the world and forgets it.
     void removeObject(ObjectId object);
     /// Removes every object.

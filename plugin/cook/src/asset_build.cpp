@@ -37,15 +37,15 @@ void report(const ProgressCallback& progress, const Stage& stage, double fractio
         progress(stage.name, stage.begin + (stage.end - stage.begin) * std::clamp(fraction, 0.0, 1.0));
 }
 
-void checkOptions(const AssetOptions& options, const std::string& name)
+void checkSettings(const AssetSettings& options, const std::string& name)
 {
     if (!(options.gridCellFactor > 0) || !std::isfinite(options.gridCellFactor))
-        throw Error(name, "AssetOptions::gridCellFactor must be > 0");
+        throw Error(name, "AssetSettings::gridCellFactor must be > 0");
     if (!(options.gridBandCells >= 1) || !std::isfinite(options.gridBandCells))
-        throw Error(name, "AssetOptions::gridBandCells must be >= 1");
+        throw Error(name, "AssetSettings::gridBandCells must be >= 1");
 }
 
-std::uint64_t hashOptions(const AssetOptions& options, std::uint64_t seed)
+std::uint64_t hashSettings(const AssetSettings& options, std::uint64_t seed)
 {
     BinaryWriter writer;
     writer.value(Asset::kFormatVersion);
@@ -94,13 +94,13 @@ void computeNodeDistances(Asset& asset, const SignedDistanceField& field, unsign
 
 } // namespace
 
-Asset buildAsset(TriMesh mesh, const std::string& name, const AssetOptions& options,
+Asset buildAsset(TriMesh mesh, const std::string& name, const AssetSettings& options,
                  const ProgressCallback& progress)
 {
-    checkOptions(options, name);
+    checkSettings(options, name);
     Asset asset;
     asset.name = name;
-    asset.sourceHash = hashOptions(options, hashMesh(mesh));
+    asset.sourceHash = hashSettings(options, hashMesh(mesh));
 
     report(progress, kValidate);
     asset.surface = checkMesh(std::move(mesh), name, options.import);
@@ -113,7 +113,7 @@ Asset buildAsset(TriMesh mesh, const std::string& name, const AssetOptions& opti
     const SignedDistanceField field(asset.surface, name);
     computeNodeDistances(asset, field, options.threads);
 
-    DistanceGridOptions gridOptions;
+    DistanceGridSettings gridOptions;
     gridOptions.cellFactor = options.gridCellFactor;
     gridOptions.bandCells = options.gridBandCells;
     gridOptions.threads = options.threads;
@@ -130,7 +130,7 @@ Asset buildAsset(TriMesh mesh, const std::string& name, const AssetOptions& opti
     return asset;
 }
 
-Asset buildAssetFromFile(const std::filesystem::path& meshFile, const AssetOptions& options,
+Asset buildAssetFromFile(const std::filesystem::path& meshFile, const AssetSettings& options,
                          const ProgressCallback& progress)
 {
     if (progress)
@@ -141,14 +141,14 @@ Asset buildAssetFromFile(const std::filesystem::path& meshFile, const AssetOptio
     return asset;
 }
 
-std::uint64_t assetFingerprint(const std::filesystem::path& meshFile, const AssetOptions& options)
+std::uint64_t assetFingerprint(const std::filesystem::path& meshFile, const AssetSettings& options)
 {
     const std::vector<std::byte> bytes = readFileBytes(meshFile.string());
-    return hashOptions(options, fnv1a64(bytes));
+    return hashSettings(options, fnv1a64(bytes));
 }
 
 Asset loadOrBuildAsset(const std::filesystem::path& meshFile, const std::filesystem::path& cacheFile,
-                       const AssetOptions& options, const ProgressCallback& progress, std::string* why)
+                       const AssetSettings& options, const ProgressCallback& progress, std::string* why)
 {
     std::string reason;
     if (!std::filesystem::exists(cacheFile))

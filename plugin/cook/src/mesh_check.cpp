@@ -26,7 +26,7 @@ std::string countOf(Index n, const char* singular, const char* plural)
 class Checker
 {
 public:
-    Checker(const std::string& source, const ImportOptions& options, ImportReport& report, bool verifying)
+    Checker(const std::string& source, const ImportSettings& options, ImportReport& report, bool verifying)
         : source(source), options(options), report(report), verifying(verifying)
     {
     }
@@ -70,7 +70,7 @@ public:
 
         if (repaired && !verifying)
         {
-            ImportOptions strict = options;
+            ImportSettings strict = options;
             strict.repair = false;
             ImportReport scratch;
             Checker(source, strict, scratch, true).run(mesh);
@@ -190,7 +190,7 @@ private:
     }
 
     const std::string& source;
-    const ImportOptions& options;
+    const ImportSettings& options;
     ImportReport& report;
     bool verifying;
     bool repaired = false;
@@ -198,17 +198,17 @@ private:
 
 } // namespace
 
-void checkImportOptions(const ImportOptions& options)
+void checkImportOptions(const ImportSettings& options)
 {
     if (!(options.weldTolerance >= 0 && options.weldTolerance <= 1e-3))
-        throw Error("ImportOptions::weldTolerance",
+        throw Error("ImportSettings::weldTolerance",
                     "must be in [0, 1e-3], is " + std::to_string(options.weldTolerance));
     if (!(options.maxAbsCoordinate > 0))
-        throw Error("ImportOptions::maxAbsCoordinate",
+        throw Error("ImportSettings::maxAbsCoordinate",
                     "must be positive, is " + std::to_string(options.maxAbsCoordinate));
 }
 
-TriMesh checkMesh(TriMesh mesh, const std::string& sourceName, const ImportOptions& options,
+TriMesh checkMesh(TriMesh mesh, const std::string& sourceName, const ImportSettings& options,
                   ImportReport* report)
 {
     checkImportOptions(options);

@@ -232,7 +232,7 @@ TriMesh readMeshFile(const std::filesystem::path& file, const std::string& sourc
 
 } // namespace
 
-TriMesh importMesh(const std::filesystem::path& file, const ImportOptions& options, ImportReport* report)
+TriMesh importMesh(const std::filesystem::path& file, const ImportSettings& options, ImportReport* report)
 {
     checkImportOptions(options);
     const std::string source = file.string();

@@ -31,7 +31,7 @@ namespace shatter
 {
 
 /// Settings of importMesh and checkMesh; a value out of range throws shatter::Error naming it.
-struct ImportOptions
+struct ImportSettings
 {
     /// Remove degenerate and duplicate triangles, make the winding consistent and close holes.
     /// Non-manifold, self-intersecting, non-finite or multi-piece meshes still fail.
@@ -45,7 +45,7 @@ struct ImportOptions
 };
 
 /// Throws shatter::Error naming the first setting that is out of range.
-void checkImportOptions(const ImportOptions& options);
+void checkImportOptions(const ImportSettings& options);
 
 /// What import found and changed; pass one to importMesh or checkMesh to have it filled.
 struct ImportReport
@@ -69,14 +69,14 @@ struct ImportReport
 /// first use by the triangles, so a mesh stored in two formats imports identically. Throws
 /// MeshError naming the file for any bad input (and shatter::Error for bad options); never returns
 /// a mesh that fails validation. Safe to call from several threads at once.
-TriMesh importMesh(const std::filesystem::path& file, const ImportOptions& options = {},
+TriMesh importMesh(const std::filesystem::path& file, const ImportSettings& options = {},
                    ImportReport* report = nullptr);
 
 /// The same weld, validation and repair for an in-memory mesh (procedural assets). `sourceName`
 /// names it in errors. Vertex order is kept, apart from merged and unused vertices dropping out and
 /// hole-filling vertices being appended; triangle order is kept too, apart from removed triangles
 /// dropping out and added ones (cap splits, hole fills) being appended.
-TriMesh checkMesh(TriMesh mesh, const std::string& sourceName, const ImportOptions& options = {},
+TriMesh checkMesh(TriMesh mesh, const std::string& sourceName, const ImportSettings& options = {},
                   ImportReport* report = nullptr);
 
 } // namespace shatter

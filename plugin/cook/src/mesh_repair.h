@@ -1,4 +1,4 @@
-// Mesh repair steps used by mesh import (ImportOptions::repair). Each is a free function that
+// Mesh repair steps used by mesh import (ImportSettings::repair). Each is a free function that
 // changes the mesh in place and says how much it changed; none of them throws. Run them on meshes
 // with valid indices and finite coordinates.
 #pragma once

@@ -20,7 +20,7 @@ enum class MeshProblem
     Empty,                   ///< no triangles
     BadIndices,              ///< a triangle refers to a vertex that does not exist (in-memory meshes)
     NonFinite,               ///< NaN or infinite coordinate
-    HugeCoordinates,         ///< |coordinate| > ImportOptions::maxAbsCoordinate
+    HugeCoordinates,         ///< |coordinate| > ImportSettings::maxAbsCoordinate
     DegenerateTriangles,     ///< zero area or a repeated vertex
     DuplicateTriangles,      ///< two triangles over the same three vertices
     BoundaryEdges,           ///< edges with one triangle: the surface has holes

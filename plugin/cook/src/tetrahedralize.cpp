@@ -148,7 +148,7 @@ Real longestEdge(const TriMesh& mesh)
 } // namespace
 
 TetMesh tetrahedralize(const TriMesh& surface, const std::string& sourceName,
-                       const TetrahedralizeOptions& options)
+                       const TetrahedralizeSettings& options)
 {
     if (!(options.maxRadiusEdgeRatio >= 1 && options.maxRadiusEdgeRatio <= 2))
         throw Error(sourceName, "maxRadiusEdgeRatio must be in [1, 2], got " +

@@ -11,7 +11,7 @@ namespace shatter
 {
 
 /// Settings for tetrahedralize(); checked there.
-struct TetrahedralizeOptions
+struct TetrahedralizeSettings
 {
     /// Maximum radius-edge ratio of the quality tets (TetGen -q), in [1, 2].
     Real maxRadiusEdgeRatio = 1.5;
@@ -26,7 +26,7 @@ struct TetrahedralizeOptions
 /// nested shells) stay empty, every tet is positively oriented. `sourceName` names the mesh in errors.
 /// Throws shatter::Error when TetGen fails (never exits the process).
 TetMesh tetrahedralize(const TriMesh& surface, const std::string& sourceName,
-                       const TetrahedralizeOptions& options = {});
+                       const TetrahedralizeSettings& options = {});
 
 /// Maps the surface triangles to tet faces; throws shatter::Error naming `sourceName` if one is missing.
 SurfaceTetFaces mapSurfaceToTets(const TriMesh& surface, const TetMesh& tets, const std::string& sourceName);

@@ -40,9 +40,9 @@ namespace shatter
 namespace
 {
 
-void checkOptions(const DistanceGridOptions& options)
+void checkSettings(const DistanceGridSettings& options)
 {
-    const char* source = "DistanceGridOptions";
+    const char* source = "DistanceGridSettings";
     if (!(options.cellSize >= 0) || !std::isfinite(options.cellSize))
         throw Error(source, "cellSize must be finite and ≥ 0 (0: automatic), got " +
                                 std::to_string(options.cellSize));
@@ -236,24 +236,24 @@ void DistanceGrid::validate(const std::string& source) const
             throw Error(source, "distance grid value " + std::to_string(v) + " is outside ±bandWidth");
 }
 
-DistanceGrid DistanceGrid::build(const TriMesh& mesh, const DistanceGridOptions& options,
+DistanceGrid DistanceGrid::build(const TriMesh& mesh, const DistanceGridSettings& options,
                                  const ProgressCallback& progress)
 {
-    checkOptions(options);
+    checkSettings(options);
     return build(SignedDistanceField(mesh), options, progress);
 }
 
-DistanceGrid DistanceGrid::build(const SignedDistanceField& field, const DistanceGridOptions& options,
+DistanceGrid DistanceGrid::build(const SignedDistanceField& field, const DistanceGridSettings& options,
                                  const ProgressCallback& progress)
 {
-    checkOptions(options);
+    checkSettings(options);
     if (field.empty())
         throw Error("DistanceGrid", "cannot build a distance grid over an empty signed distance field");
 
     DistanceGrid grid;
     grid.cellSize = options.cellSize > 0 ? options.cellSize : options.cellFactor * field.meanEdgeLength();
     if (!(grid.cellSize > 0) || !std::isfinite(grid.cellSize))
-        throw Error("DistanceGridOptions",
+        throw Error("DistanceGridSettings",
                     "the automatic cell size is not positive (all edges have zero length)");
     grid.bandWidth = options.bandCells * grid.cellSize;
     // One cell beyond the band, so every band point is inside the grid and rows start off the mesh.
@@ -268,10 +268,10 @@ DistanceGrid DistanceGrid::build(const SignedDistanceField& field, const Distanc
         points *= cells + 1;
     }
     if (points > Real(options.maxPoints))
-        throw Error("DistanceGridOptions", "a grid of cell size " + std::to_string(grid.cellSize) +
-                                               " needs " + std::to_string(points) +
-                                               " points, more than maxPoints (" +
-                                               std::to_string(options.maxPoints) + "); raise the cell size");
+        throw Error("DistanceGridSettings", "a grid of cell size " + std::to_string(grid.cellSize) +
+                                                " needs " + std::to_string(points) +
+                                                " points, more than maxPoints (" +
+                                                std::to_string(options.maxPoints) + "); raise the cell size");
     grid.values.assign(grid.pointCount(), 0.0f);
 
     const Index slices = grid.dims[2];

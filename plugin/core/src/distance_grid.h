@@ -18,7 +18,7 @@ namespace shatter
 class SignedDistanceField;
 
 /// Settings of DistanceGrid::build; checked there.
-struct DistanceGridOptions
+struct DistanceGridSettings
 {
     /// Grid spacing in model units; 0 picks cellFactor × the mean surface edge length.
     Real cellSize = 0;
@@ -76,10 +76,10 @@ struct DistanceGrid
     /// Builds the grid over the field's bounding box plus bandWidth + one cell on every side, exact
     /// distances in the band, in parallel over z-slices. Progress is reported from the calling
     /// thread as stage "distance grid". Throws shatter::Error for bad options or an empty field.
-    static DistanceGrid build(const SignedDistanceField& field, const DistanceGridOptions& options = {},
+    static DistanceGrid build(const SignedDistanceField& field, const DistanceGridSettings& options = {},
                               const ProgressCallback& progress = {});
     /// Builds the signed distance field of `mesh` and then the grid (see above).
-    static DistanceGrid build(const TriMesh& mesh, const DistanceGridOptions& options = {},
+    static DistanceGrid build(const TriMesh& mesh, const DistanceGridSettings& options = {},
                               const ProgressCallback& progress = {});
 };
 

@@ -8,12 +8,12 @@
 namespace shatter
 {
 
-MultilevelGrid::MultilevelGrid(const Aabb& bounds, Real finestCell, const MultilevelGridOptions& options)
+MultilevelGrid::MultilevelGrid(const Aabb& bounds, Real finestCell, const MultilevelGridSettings& options)
 {
     if (!(options.cellFactor > 0))
-        throw Error("MultilevelGridOptions", "cellFactor must be > 0");
+        throw Error("MultilevelGridSettings", "cellFactor must be > 0");
     if (options.maxCells < 1)
-        throw Error("MultilevelGridOptions", "maxCells must be >= 1");
+        throw Error("MultilevelGridSettings", "maxCells must be >= 1");
     if (bounds.empty() || !(finestCell > 0))
         throw Error("MultilevelGrid", "needs a non-empty box and a positive cell size");
     origin = bounds.min;

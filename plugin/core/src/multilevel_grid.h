@@ -14,7 +14,7 @@ namespace shatter
 {
 
 /// Settings of the MultilevelGrid constructor; checked there.
-struct MultilevelGridOptions
+struct MultilevelGridSettings
 {
     /// Finest cell size as a multiple of the mean tet edge length (> 0).
     Real cellFactor = 2.0;
@@ -37,7 +37,7 @@ public:
     /// Levels over `bounds` with finest cell `finestCell` (grown until the finest level has at most
     /// options.maxCells cells), up to the first level that is a single cell. Throws shatter::Error for
     /// bad options or an empty box.
-    MultilevelGrid(const Aabb& bounds, Real finestCell, const MultilevelGridOptions& options = {});
+    MultilevelGrid(const Aabb& bounds, Real finestCell, const MultilevelGridSettings& options = {});
 
     int levelCount() const { return int(levels.size()); }
     Real cellSize(int level) const { return levels[level].cellSize; }

@@ -31,7 +31,7 @@ ObjectState::ObjectState(std::shared_ptr<const Asset> asset, const ObjectStateSe
                 (a.tetMesh.nodes[a.tetMesh.tets[t][e[0]]] - a.tetMesh.nodes[a.tetMesh.tets[t][e[1]]]).norm());
         tetMargin[t] = float(settings.sphereTestMargin * longest);
     }
-    tetLocator = a.locator && settings.locator == TetLocatorOptions{}
+    tetLocator = a.locator && settings.locator == TetLocatorSettings{}
                      ? a.locator
                      : std::make_shared<const TetLocator>(a.tetMesh, settings.locator);
     fieldData = FragmentField(a.tetMesh, a.nodeDistance, a.nodeDirection);

@@ -22,8 +22,8 @@ namespace shatter
 /// Settings of an ObjectState; checked by its constructor.
 struct ObjectStateSettings
 {
-    TetLocatorOptions locator;  ///< point location grid
-    MultilevelGridOptions grid; ///< fragment occupancy grid (TVCG §4.5)
+    TetLocatorSettings locator;  ///< point location grid
+    MultilevelGridSettings grid; ///< fragment occupancy grid (TVCG §4.5)
     /// sphereTest culls with a distance lower bound taken from the (approximate) field; it first
     /// subtracts this many times the longest edge of the tet holding the point (outside the object:
     /// the surface grid's cell size), so that the field's overestimates never cull a sphere that

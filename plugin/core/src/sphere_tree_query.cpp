@@ -25,18 +25,18 @@ void QueryScratch::begin(Index pointCount)
     next.clear();
 }
 
-void checkQuery(const SphereForest& forest, FragmentId fragment, const QueryOptions& options, Index budget)
+void checkQuery(const SphereForest& forest, FragmentId fragment, const QuerySettings& options, Index budget)
 {
     if (!(options.tolerance >= 0) || !std::isfinite(options.tolerance))
-        throw Error("QueryOptions", "tolerance must be finite and >= 0");
+        throw Error("QuerySettings", "tolerance must be finite and >= 0");
     if (!(options.speculative >= 0) || !std::isfinite(options.speculative))
-        throw Error("QueryOptions", "the speculative band must be finite and >= 0");
+        throw Error("QuerySettings", "the speculative band must be finite and >= 0");
     if (options.mode != ContactMode::Full && budget == 0)
-        throw Error("QueryOptions", "the contact budget must be at least 1");
+        throw Error("QuerySettings", "the contact budget must be at least 1");
     if (options.contactLimit == 0)
-        throw Error("QueryOptions", "the contact limit must be at least 1");
+        throw Error("QuerySettings", "the contact limit must be at least 1");
     if (!forest.alive(fragment))
-        throw Error("QueryOptions",
+        throw Error("QuerySettings",
                     "fragment " + std::to_string(fragment) + " is not alive in the sphere forest");
 }
 

@@ -30,8 +30,8 @@
 // across steps), then keeps traversing with tolerance −ε, accepting only points deeper than ε and
 // raising m by one for each. ContactMode::Full never stops (every point within ε: the reference);
 // ContactMode::FixedBudget stops at m (the paper's plain "sufficientContacts → STOP").
-// QueryOptions::speculative widens the collecting band to ε + s for speculative contacts (a body that
-// will touch within the step) without counting them toward m, and QueryOptions::contactLimit caps
+// QuerySettings::speculative widens the collecting band to ε + s for speculative contacts (a body that
+// will touch within the step) without counting them toward m, and QuerySettings::contactLimit caps
 // what one query appends.
 //
 // The field. Algorithm 1 needs insideTest + penetration (lines 7-9) and sphereTest (line 15) of D(B),
@@ -85,7 +85,7 @@ inline Real defaultContactTolerance(Real objectRadius)
 }
 
 /// Settings of collide(); checked there.
-struct QueryOptions
+struct QuerySettings
 {
     ContactMode mode = ContactMode::Adaptive;
     TraversalOrder order = TraversalOrder::MaxDistance;
@@ -127,7 +127,7 @@ struct QueryStats
     Index collidingPoints = 0; ///< tested points within +ε (in Full: all colliding points of A)
     Index contacts = 0;        ///< contacts emitted (speculative ones included)
     /// Algorithm 1's STOP fired (the budget was reached): FixedBudget stopped there, Adaptive went on
-    /// looking only for points deeper than ε; or the query stopped at QueryOptions::contactLimit.
+    /// looking only for points deeper than ε; or the query stopped at QuerySettings::contactLimit.
     bool earlyTermination = false;
 };
 
@@ -158,7 +158,7 @@ struct QueryScratch
 
 /// Throws shatter::Error for a negative or non-finite tolerance, a budget of 0 (unless Full), a
 /// contact limit of 0, or a fragment that is not alive in the forest.
-void checkQuery(const SphereForest& forest, FragmentId fragment, const QueryOptions& options, Index budget);
+void checkQuery(const SphereForest& forest, FragmentId fragment, const QuerySettings& options, Index budget);
 
 /// TVCG Algorithm 1: S(fragmentA) against `fieldB`; see the file comment. `aToB` maps A's material
 /// frame into B's. Appends the contacts to `out` in traversal order (deterministic). `budget` is the
@@ -166,7 +166,7 @@ void checkQuery(const SphereForest& forest, FragmentId fragment, const QueryOpti
 /// found after m was reached. No allocation once `scratch` and `out` are warm.
 template <class Field>
 void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isometry3d& aToB,
-             const Field& fieldB, const QueryOptions& options, Index& budget, QueryScratch& scratch,
+             const Field& fieldB, const QuerySettings& options, Index& budget, QueryScratch& scratch,
              std::vector<Contact>& out, QueryStats* stats = nullptr)
 {
     checkQuery(forest, fragmentA, options, budget);

@@ -77,14 +77,14 @@ struct TetAxes
 
 } // namespace
 
-TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorOptions& options)
+TetLocator::TetLocator(const TetMesh& mesh, const TetLocatorSettings& options)
 {
     if (!(options.cellFactor > 0))
-        throw Error("TetLocatorOptions", "cellFactor must be > 0");
+        throw Error("TetLocatorSettings", "cellFactor must be > 0");
     if (!(options.tolerance >= 0 && options.tolerance <= kMaxTolerance))
-        throw Error("TetLocatorOptions", "tolerance must be in [0, 0.1]");
+        throw Error("TetLocatorSettings", "tolerance must be in [0, 0.1]");
     if (options.maxCells < 1)
-        throw Error("TetLocatorOptions", "maxCells must be >= 1");
+        throw Error("TetLocatorSettings", "maxCells must be >= 1");
     tolerance = options.tolerance;
     if (mesh.tets.empty())
         return;

@@ -14,7 +14,7 @@ namespace shatter
 {
 
 /// Settings of the TetLocator constructor; checked there.
-struct TetLocatorOptions
+struct TetLocatorSettings
 {
     /// Grid cell size as a multiple of the mean tet edge length (> 0).
     Real cellFactor = 0.5;
@@ -24,7 +24,7 @@ struct TetLocatorOptions
     /// Refuse grids with more cells than this; the cell size grows until the grid fits.
     std::size_t maxCells = std::size_t(1) << 22;
 
-    bool operator==(const TetLocatorOptions&) const = default;
+    bool operator==(const TetLocatorSettings&) const = default;
 };
 
 /// Where a point lies: the tet holding it (kInvalidIndex outside the mesh) and its barycentric
@@ -45,7 +45,7 @@ public:
     /// An empty locator: every point is outside.
     TetLocator() = default;
     /// Builds the grid; `mesh` needs only nodes and tets. Throws shatter::Error for bad options.
-    explicit TetLocator(const TetMesh& mesh, const TetLocatorOptions& options = {});
+    explicit TetLocator(const TetMesh& mesh, const TetLocatorSettings& options = {});
 
     /// The tet holding p: the lowest-numbered tet of p's cell whose barycentric coordinates are all
     /// ≥ −tolerance, so a point on a shared face or edge gets a deterministic answer without testing

@@ -21,7 +21,7 @@ namespace shatter::scenes
 {
 
 /// Collision options of a run (shatter_run flags, demo panel).
-struct RunOptions
+struct RunSettings
 {
     fracture::FragmentShapeKind collision =
         fracture::FragmentShapeKind::Fracturable;                ///< shatter|gimpact|hull
@@ -72,7 +72,7 @@ struct StepStats
 struct RunSummary
 {
     std::string scene;
-    RunOptions options;      ///< the run's options (assetProgress cleared)
+    RunSettings options;     ///< the run's options (assetProgress cleared)
     double timeStep = 0;     ///< s
     double groundHeight = 0; ///< y of the ground (lowestBodyY below it: something fell through)
     bool groundPresent = true;
@@ -98,7 +98,7 @@ class SceneWorld
 public:
     /// Builds assets (through the asset cache), the world, the ground and the objects. Throws
     /// shatter::Error naming the scene file for bad assets.
-    SceneWorld(const Scene& scene, const RunOptions& options = {});
+    SceneWorld(const Scene& scene, const RunSettings& options = {});
     ~SceneWorld();
 
     /// Advances one internal step (applying due events first) and returns its statistics.
@@ -108,7 +108,7 @@ public:
     void reset();
 
     const Scene& scene() const;
-    const RunOptions& options() const;
+    const RunSettings& options() const;
     double time() const;
     int stepCount() const;
     const std::vector<StepStats>& history() const;
