@@ -2,8 +2,9 @@
 //   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
 //               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
 //               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--list]
-// SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json). Errors (bad flags,
-// unreadable or invalid scene files, failing assets) print one line and exit with a non-zero status.
+// SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json); anything else is an
+// error that lists the shipped scenes. Errors (bad flags, unreadable or invalid scene files, failing
+// assets) print one line and exit with a non-zero status.
 #include "progress_bar.h"
 
 #include "shatter/error.h"
@@ -12,21 +13,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
 #include <map>
 
 namespace
 {
 
 using namespace shatter::scenes;
-
-std::filesystem::path scenePath(const std::string& argument)
-{
-    const std::filesystem::path path(argument);
-    if (std::filesystem::exists(path) || path.has_extension() || path.has_parent_path())
-        return path;
-    return builtInScenePath(argument);
-}
 
 template <typename T>
 std::map<std::string, T> choices(std::initializer_list<T> values, std::string_view (*name)(T))
@@ -94,7 +86,7 @@ int run(int argc, char** argv)
     options.fracture = !noFracture;
     options.assetCacheDir = cacheDir;
 
-    const Scene scene = loadScene(scenePath(sceneArgument));
+    const Scene scene = loadScene(resolveScenePath(sceneArgument));
     shatter::cli::ProgressBar assetBar("assets   ");
     options.assetProgress = assetBar.callback();
     SceneWorld world(scene, options);

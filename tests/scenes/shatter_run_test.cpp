@@ -72,6 +72,8 @@ TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
         {"test_brick_drop --steps -3", "--steps"},
         {"test_brick_drop --frobnicate", "frobnicate"},
         {"no_such_scene", "no shipped scene of that name"},
+        {"plats", "shipped scenes: bricks, drop_piggies, piggy_bank, plates"},
+        {kBad + "missing.json", "shipped scenes: bricks, drop_piggies, piggy_bank, plates"},
         {kBad + "missing.json", "no such file"},
         {kBad + "not_json.json", "invalid JSON at line 5"},
         {kBad + "bad_toughness.json", "/objects/1/material/toughness: must be > 0"},
