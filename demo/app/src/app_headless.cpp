@@ -72,18 +72,15 @@ void App::headlessClicks(int frameIndex)
     const std::size_t k = std::size_t((frameIndex - 3) / 10);
     if (k >= options.clicks.size() || !simulation.world())
         return;
-    float fx = 0, fy = 0;
-    if (std::sscanf(options.clicks[k].c_str(), "%f,%f", &fx, &fy) != 2)
-    {
-        log.error("--click: expected X,Y as fractions of the window, got \"" + options.clicks[k] + "\"");
-        return;
-    }
+    const WindowPoint click = options.clicks[k]; // in [0, 1]², checked by parseCommandLine
     const float w = float(target->width()), h = float(target->height());
     const float groundY = float(simulation.world()->scene().ground.height);
-    if (interaction.clickDrop(camera, simulation, groundY, fx * w, fy * h, w, h))
-        log.info("scripted click " + options.clicks[k] + " dropped a ball");
+    char text[64];
+    std::snprintf(text, sizeof text, "scripted click %.3g,%.3g", click.x, click.y);
+    if (interaction.clickDrop(camera, simulation, groundY, click.x * w, click.y * h, w, h))
+        log.info(std::string(text) + " dropped a ball");
     else
-        log.warning("scripted click " + options.clicks[k] + " hit nothing");
+        log.warning(std::string(text) + " hit nothing");
 }
 
 void App::takeScreenshot(const std::string& file, double* deviation)
