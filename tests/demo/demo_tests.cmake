@@ -56,6 +56,14 @@ if(TARGET shatter_demo)
                      --view contacts,spheres:6,slice:y,colors --view tets --camera 35,45,1.8,0,0.05,0
                      --collision hull --contacts FULL)
     set_tests_properties(demo.headless_views_camera_options PROPERTIES TIMEOUT 120 LABELS demo)
+    # The stats file is JSON whatever the strings in it: a scene file (given by path) whose name has quotes,
+    # a backslash, a tab and non-ASCII letters, and a missing mesh whose path has quotes and an accent.
+    add_test(NAME demo.headless_stats_json_strings
+             COMMAND ${SHATTER_DEMO_CHECK} --xvfb-run ${XVFB_RUN} --demo $<TARGET_FILE:shatter_demo>
+                     --out ${SHATTER_DEMO_TEST_DIR}/stats_strings --expect-mesh-error "no \"such\" mesh é.obj"
+                     -- --scene ${PROJECT_SOURCE_DIR}/tests/demo/data/quoted_name.json --frames 5
+                     --mesh "${SHATTER_DEMO_TEST_DIR}/no \"such\" mesh é.obj")
+    set_tests_properties(demo.headless_stats_json_strings PROPERTIES TIMEOUT 120 LABELS demo)
 
     # Bad command lines: CLI11 rejects each with an error naming the option and the problem, and a non-zero
     # exit, before any window opens (no display needed).
