@@ -2,8 +2,10 @@
 //   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
 //               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
 //               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--list]
-// SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json). Errors (bad flags,
-// unreadable or invalid scene files, failing assets) print one line and exit with a non-zero status.
+// SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json); anything else is an
+// error that lists the shipped scenes. Errors (bad flags, unreadable or invalid scene files, failing
+// assets) print one line and exit with a non-zero status.
+#include "named_choices.h"
 #include "progress_bar.h"
 
 #include "shatter/error.h"
@@ -12,30 +14,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
-#include <map>
 
 namespace
 {
 
 using namespace shatter::scenes;
-
-std::filesystem::path scenePath(const std::string& argument)
-{
-    const std::filesystem::path path(argument);
-    if (std::filesystem::exists(path) || path.has_extension() || path.has_parent_path())
-        return path;
-    return builtInScenePath(argument);
-}
-
-template <typename T>
-std::map<std::string, T> choices(std::initializer_list<T> values, std::string_view (*name)(T))
-{
-    std::map<std::string, T> m;
-    for (T v : values)
-        m.emplace(std::string(name(v)), v);
-    return m;
-}
 
 int run(int argc, char** argv)
 {
@@ -50,24 +33,21 @@ int run(int argc, char** argv)
         ->check(CLI::Range(0, 100000000));
     app.add_option("--csv", csv, "Per-step statistics (TVCG Tables 2-3 columns)");
     app.add_option("--json", json, "Run summary: means, maxima, state hash, penetration, lowest body");
-    app.add_option("--collision", options.collision, "Fragment shapes: shatter, gimpact or hull")
-        ->transform(CLI::CheckedTransformer(choices({shatter::fracture::FragmentShapeKind::Fracturable,
-                                                     shatter::fracture::FragmentShapeKind::GImpact,
-                                                     shatter::fracture::FragmentShapeKind::ConvexHull},
-                                                    &collisionName),
-                                            CLI::ignore_case));
-    app.add_option("--contacts", options.contacts, "Contact selection: adaptive, full or fixed8")
-        ->transform(
-            CLI::CheckedTransformer(choices({shatter::ContactMode::Adaptive, shatter::ContactMode::Full,
-                                             shatter::ContactMode::FixedBudget},
-                                            &contactsName),
-                                    CLI::ignore_case));
+    app.add_option("--collision", options.collision, "Fragment shapes")
+        ->transform(shatter::cli::namedChoices({shatter::fracture::FragmentShapeKind::Fracturable,
+                                                shatter::fracture::FragmentShapeKind::GImpact,
+                                                shatter::fracture::FragmentShapeKind::ConvexHull},
+                                               &collisionName));
+    app.add_option("--contacts", options.contacts, "Contact selection")
+        ->transform(shatter::cli::namedChoices(
+            {shatter::ContactMode::Adaptive, shatter::ContactMode::Full, shatter::ContactMode::FixedBudget},
+            &contactsName));
     app.add_option("--restructure", options.restructure,
-                   "Sphere-tree update at fracture: 2013, 2012 or rebuild (fresh trees)")
-        ->transform(CLI::CheckedTransformer(
-            choices({shatter::RestructureMethod::Tvcg2013, shatter::RestructureMethod::Sca2012,
-                     shatter::RestructureMethod::Rebuild},
-                    &restructureName)));
+                   "Sphere-tree update at fracture (rebuild: fresh trees)")
+        ->transform(shatter::cli::namedChoices({shatter::RestructureMethod::Tvcg2013,
+                                                shatter::RestructureMethod::Sca2012,
+                                                shatter::RestructureMethod::Rebuild},
+                                               &restructureName));
     app.add_option("--seed", options.seed, "Seed of the fracture patterns");
     app.add_flag("--no-fracture", noFracture, "Nothing breaks");
     app.add_option("--asset-cache", cacheDir,
@@ -94,7 +74,7 @@ int run(int argc, char** argv)
     options.fracture = !noFracture;
     options.assetCacheDir = cacheDir;
 
-    const Scene scene = loadScene(scenePath(sceneArgument));
+    const Scene scene = loadScene(resolveScenePath(sceneArgument));
     shatter::cli::ProgressBar assetBar("assets   ");
     options.assetProgress = assetBar.callback();
     SceneWorld world(scene, options);

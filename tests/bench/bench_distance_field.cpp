@@ -9,7 +9,8 @@
 // ObjectState::apply also splits the sphere trees (TVCG §6), which the recompute baseline does not do, so
 // the ratios use apply minus the sphere-forest part (timed alone on the same fracture, forest_update_ms):
 // the distance field and grid update. apply_speedup is the same baseline over the whole of apply.
-// The update is timed in steady state (warm buffers); cold_update_ms is the first run on fresh buffers.
+// The update is timed in steady state (warm buffers, update_ms); cold_update_ms is the first run on fresh
+// buffers; brute_force_ms and bvh_recompute_ms are the two recomputes the speedups divide.
 // SHATTER_BENCH_SMOKE=1 (ctest) only checks that it runs. The asset is cached under the build folder.
 #include "asset_build.h"
 #include "fracture_fixtures.h"
@@ -24,7 +25,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -279,9 +279,10 @@ void BM_FractureUpdate(benchmark::State& state)
     state.counters["cut_tets"] = Real(s.fracture.cutTets.size());
     state.counters["front_updates"] = Real(report.updates);
     state.counters["front_steps"] = Real(report.steps);
-    std::printf("update %.3f ms (first run %.3f ms), exact recompute: brute force %.3f ms, per-fragment BVH "
-                "%.3f ms\n",
-                update * 1e3, cold * 1e3, baseline * 1e3, bvh * 1e3);
+    // The times the speedups divide: counters, not printing, so that stdout stays the benchmark report.
+    state.counters["update_ms"] = update * 1e3;
+    state.counters["brute_force_ms"] = baseline * 1e3;
+    state.counters["bvh_recompute_ms"] = bvh * 1e3;
 }
 BENCHMARK(BM_FractureUpdate)->UseManualTime()->Unit(benchmark::kMillisecond);
 

@@ -3,8 +3,9 @@
 
     check_demo_run.py --xvfb-run xvfb-run --demo shatter_demo --out DIR [checks] -- DEMO ARGS...
 
-Always checked: the demo exits 0, ran every frame, and wrote a PNG whose pixel luminances vary (a blank or
-single-colour image fails). Optional: --expect-more-fragments (the stats show more fragments at the end
+Always checked: the demo exits 0, ran every frame, wrote a PNG whose pixel luminances vary (a blank or
+single-colour image fails) and a stats file that is JSON; with --scene FILE.json, the stats name the scene
+exactly as the file does (quotes, backslashes, control and non-ASCII characters included). Optional: --expect-more-fragments (the stats show more fragments at the end
 than at the start), --expect-balls N (clicks dropped balls), --expect-mesh-error NAME (the error naming NAME is in the log file, the stats' error
 list and the UI's error text, and the demo still ran all its frames).
 """
@@ -107,10 +108,16 @@ def main():
         failures.append("no screenshot or stats file")
     else:
         width, height, deviation = luminance_deviation(shot)
-        stats = json.loads(stats_file.read_text())
+        stats = json.loads(stats_file.read_text(encoding="utf-8"))  # strict: raw control characters fail
         print(f"screenshot {width}x{height}, luminance deviation {deviation:.1f}; stats: "
               f"{stats['initial_fragments']} -> {stats['final_fragments']} fragments, {stats['steps']} steps, "
               f"{stats['fracture_events']} fracture events, errors: {stats['errors']}")
+        scene = demo_args[demo_args.index("--scene") + 1] if "--scene" in demo_args else ""
+        if scene.endswith(".json"):
+            name = json.loads(pathlib.Path(scene).read_text(encoding="utf-8"))["name"]
+            for where, value in (("scene", stats["scene"]), ("run_summary.scene", stats["run_summary"]["scene"])):
+                if value != name:
+                    failures.append(f"the stats' {where} is {value!r}, the scene file's name is {name!r}")
         if deviation < 10:
             failures.append(f"the screenshot is blank (luminance deviation {deviation:.1f})")
         frames = int(demo_args[demo_args.index("--frames") + 1]) if "--frames" in demo_args else None
@@ -122,7 +129,7 @@ def main():
             failures.append(f"{stats['balls']} balls, expected at least {args.expect_balls}")
         if args.expect_mesh_error:
             name = args.expect_mesh_error
-            log_text = log_file.read_text() if log_file.exists() else ""
+            log_text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
             if not any(name in e for e in stats["errors"]):
                 failures.append(f"no error naming {name} in the stats")
             if not any(name in line and "error" in line for line in log_text.splitlines()):

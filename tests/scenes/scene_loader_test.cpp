@@ -96,6 +96,31 @@ TEST(SceneLoader, EveryShippedSceneLoads)
     EXPECT_THROW(builtInScenePath("no_such_scene"), Error);
 }
 
+// A command line's scene argument: a shipped name or an existing file, and anything else an error that
+// lists the shipped scenes (the demo once fell back to another scene on a typo).
+TEST(SceneLoader, ResolveScenePathTakesNamesAndFilesAndRejectsTypos)
+{
+    EXPECT_EQ(resolveScenePath("bricks"), builtInScenePath("bricks"));
+    const std::filesystem::path file = builtInScenePath("plates");
+    EXPECT_EQ(resolveScenePath(file.string()), file);
+    const std::vector<std::string> typos = {"plats", "piggy-bank", (kBad / "no_such_scene.json").string(),
+                                            "plates.json"};
+    for (const std::string& typo : typos)
+    {
+        try
+        {
+            resolveScenePath(typo);
+            ADD_FAILURE() << typo << " resolved";
+        }
+        catch (const Error& e)
+        {
+            EXPECT_EQ(e.source(), typo);
+            for (const char* shipped : {"piggy_bank", "bricks", "plates", "drop_piggies"})
+                EXPECT_NE(e.problem().find(shipped), std::string::npos) << typo << ": " << e.what();
+        }
+    }
+}
+
 TEST(SceneLoader, PaperScenesMatchThePapersSetUp)
 {
     // TVCG Table 3 time steps; object counts of §7.

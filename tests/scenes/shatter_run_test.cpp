@@ -71,7 +71,12 @@ TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
         {"test_brick_drop --contacts many", "--contacts"},
         {"test_brick_drop --steps -3", "--steps"},
         {"test_brick_drop --frobnicate", "frobnicate"},
+        {"test_brick_drop --contacts many", "unknown value \"many\", expected one of adaptive, full, fixed8"},
+        {"test_brick_drop --restructure 2014", "expected one of 2013, 2012, rebuild"},
+        {"test_brick_drop --contacts 1", "--contacts"}, // an enum's number is not one of its names
         {"no_such_scene", "no shipped scene of that name"},
+        {"plats", "shipped scenes: bricks, drop_piggies, piggy_bank, plates"},
+        {kBad + "missing.json", "shipped scenes: bricks, drop_piggies, piggy_bank, plates"},
         {kBad + "missing.json", "no such file"},
         {kBad + "not_json.json", "invalid JSON at line 5"},
         {kBad + "bad_toughness.json", "/objects/1/material/toughness: must be > 0"},
@@ -84,6 +89,37 @@ TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
         EXPECT_GT(r.status, 0) << c.arguments << " (status -1: it crashed)\n" << r.output;
         EXPECT_NE(r.output.find(c.message), std::string::npos) << c.arguments << "\n" << r.output;
     }
+}
+
+// --help lists the choices of --collision, --contacts and --restructure by name; CLI11's map display
+// printed "{adaptive->,full->,fixed8->}" with the enum values left blank.
+TEST(ShatterRun, HelpListsChoicesByName)
+{
+    const Result r = shatterRun("--help");
+    ASSERT_EQ(r.status, 0) << r.output;
+    for (const char* choices :
+         {"--collision ENUM:{shatter,gimpact,hull}", "--contacts ENUM:{adaptive,full,fixed8}",
+          "--restructure ENUM:{2013,2012,rebuild}"})
+        EXPECT_NE(r.output.find(choices), std::string::npos) << choices << "\n" << r.output;
+    EXPECT_EQ(r.output.find("->"), std::string::npos) << r.output;
+}
+
+// The names map to the values the summary reports (any case), and a scene file given by path runs.
+TEST(ShatterRun, ChoiceNamesAndSceneFilesAreTaken)
+{
+    std::filesystem::create_directories(kScratch);
+    const std::string scene = std::string(SHATTER_SOURCE_DIR) + "/assets/scenes/test_brick_drop.json";
+    const std::filesystem::path json = kScratch / "choices.json";
+    const Result r =
+        shatterRun(scene + " --steps 2 --collision HULL --contacts fixed8 --restructure rebuild --json " +
+                   json.string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ifstream in(json);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["scene"], "test_brick_drop");
+    EXPECT_EQ(j["collision"], "hull");
+    EXPECT_EQ(j["contacts"], "fixed8");
+    EXPECT_EQ(j["restructure"], "rebuild");
 }
 
 } // namespace

@@ -27,9 +27,7 @@ std::optional<scenes::Scene> loadSceneByNameOrFile(const std::string& what, Log&
 {
     try
     {
-        if (std::filesystem::exists(what) && std::filesystem::is_regular_file(what))
-            return scenes::loadScene(what);
-        return scenes::loadScene(scenes::builtInScenePath(what));
+        return scenes::loadScene(scenes::resolveScenePath(what));
     }
     catch (const std::exception& e)
     {
@@ -65,42 +63,10 @@ App::App(const DemoSettings& o) : options(o), simulation(log)
         camera.pose = *options.camera;
         cameraFromOptions = true;
     }
-    if (auto collision = scenes::parseCollision(options.collision))
-        simulation.editableSettings().collision = *collision;
-    else
-        log.error("--collision: unknown value \"" + options.collision + "\" (shatter, gimpact, hull)");
-    if (auto contacts = scenes::parseContacts(options.contacts))
-        simulation.editableSettings().contacts = *contacts;
-    else
-        log.error("--contacts: unknown value \"" + options.contacts + "\" (adaptive, full, fixed8)");
+    simulation.editableSettings().collision = options.collision;
+    simulation.editableSettings().contacts = options.contacts;
     simulation.editableSettings().seed = options.seed;
-
-    DebugViewSettings& views = debugViews->settings;
-    for (const std::string& view : options.views)
-    {
-        if (view == "contacts")
-            views.contacts = true;
-        else if (view.rfind("spheres", 0) == 0)
-        {
-            views.spheres = true;
-            if (view.size() > 8 && view[7] == ':')
-                views.sphereLevel = std::atoi(view.c_str() + 8);
-        }
-        else if (view.rfind("slice", 0) == 0)
-        {
-            views.slice = true;
-            if (view.size() == 7 && view[5] == ':' && view[6] >= 'x' && view[6] <= 'z')
-                views.sliceAxis = view[6] - 'x';
-        }
-        else if (view == "colors" || view == "colours")
-            views.fragmentColors = true;
-        else if (view == "tets")
-            views.tets = true;
-        else if (view == "hide-surfaces")
-            views.hideMeshes = true;
-        else
-            log.warning("--view: unknown view \"" + view + "\"");
-    }
+    debugViews->settings = options.views;
     startScene();
 }
 
@@ -116,14 +82,10 @@ App::~App()
 
 void App::startScene()
 {
+    // A scene that does not load stays an error (logged and shown; a headless run exits non-zero): loading
+    // another scene instead would hide it.
     if (auto scene = loadSceneByNameOrFile(options.scene, log))
         simulation.load(*scene, simulation.editableSettings());
-    else if (!ui.sceneNames.empty())
-    {
-        log.info("falling back to the " + ui.sceneNames.front() + " scene");
-        if (auto fallback = loadSceneByNameOrFile(ui.sceneNames.front(), log))
-            simulation.load(*fallback, simulation.editableSettings());
-    }
 }
 
 const GpuMesh& App::meshFor(const std::shared_ptr<const FragmentMesh>& mesh)

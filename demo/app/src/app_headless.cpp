@@ -6,33 +6,13 @@
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
 
 namespace shatter::demo
 {
-namespace
-{
-std::string jsonEscape(const std::string& text)
-{
-    std::string out;
-    for (char c : text)
-    {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        if (c == '\n')
-        {
-            out += "\\n";
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
-
-} // namespace
-
 void App::headlessDrops(int frameIndex)
 {
     // Ball k falls at frame 4 + 12 k onto object k (round robin), from above its highest point.
@@ -72,18 +52,15 @@ void App::headlessClicks(int frameIndex)
     const std::size_t k = std::size_t((frameIndex - 3) / 10);
     if (k >= options.clicks.size() || !simulation.world())
         return;
-    float fx = 0, fy = 0;
-    if (std::sscanf(options.clicks[k].c_str(), "%f,%f", &fx, &fy) != 2)
-    {
-        log.error("--click: expected X,Y as fractions of the window, got \"" + options.clicks[k] + "\"");
-        return;
-    }
+    const WindowPoint click = options.clicks[k]; // in [0, 1]², checked by parseCommandLine
     const float w = float(target->width()), h = float(target->height());
     const float groundY = float(simulation.world()->scene().ground.height);
-    if (interaction.clickDrop(camera, simulation, groundY, fx * w, fy * h, w, h))
-        log.info("scripted click " + options.clicks[k] + " dropped a ball");
+    char text[64];
+    std::snprintf(text, sizeof text, "scripted click %.3g,%.3g", click.x, click.y);
+    if (interaction.clickDrop(camera, simulation, groundY, click.x * w, click.y * h, w, h))
+        log.info(std::string(text) + " dropped a ball");
     else
-        log.warning("scripted click " + options.clicks[k] + " hit nothing");
+        log.warning(std::string(text) + " hit nothing");
 }
 
 void App::takeScreenshot(const std::string& file, double* deviation)
@@ -115,30 +92,28 @@ void App::writeStats(const std::string& file, double deviation)
     if (world)
         for (const BodyView& v : collectBodies(*world))
             balls += v.kind == BodyView::Kind::Sphere ? 1 : 0;
-    std::ofstream out(file);
-    out << "{\n";
-    out << "  \"scene\": \"" << jsonEscape(world ? world->scene().name : options.scene) << "\",\n";
-    out << "  \"frames\": " << options.frames << ",\n";
-    out << "  \"steps\": " << (world ? world->stepCount() : 0) << ",\n";
-    out << "  \"initial_fragments\": " << simulation.initialFragments() << ",\n";
-    out << "  \"final_fragments\": " << simulation.currentFragments() << ",\n";
-    out << "  \"fracture_events\": " << fractureEvents << ",\n";
-    out << "  \"bodies\": " << (world ? world->world().getNumCollisionObjects() : 0) << ",\n";
-    out << "  \"triangles\": " << triangles << ",\n";
-    out << "  \"balls\": " << balls << ",\n";
-    out << "  \"luminance_deviation\": " << deviation << ",\n";
-    out << "  \"ui_error\": \"" << jsonEscape(simulation.lastError()) << "\",\n";
+    nlohmann::ordered_json stats;
+    stats["scene"] = world ? world->scene().name : options.scene;
+    stats["frames"] = options.frames;
+    stats["steps"] = world ? world->stepCount() : 0;
+    stats["initial_fragments"] = simulation.initialFragments();
+    stats["final_fragments"] = simulation.currentFragments();
+    stats["fracture_events"] = fractureEvents;
+    stats["bodies"] = world ? world->world().getNumCollisionObjects() : 0;
+    stats["triangles"] = triangles;
+    stats["balls"] = balls;
+    stats["luminance_deviation"] = deviation;
+    stats["ui_error"] = simulation.lastError();
     if (world)
-        out << "  \"run_summary\": " << scenes::summaryJson(world->summary()) << ",\n";
-    out << "  \"errors\": [";
-    bool first = true;
+        stats["run_summary"] = nlohmann::ordered_json::parse(scenes::summaryJson(world->summary()));
+    stats["errors"] = nlohmann::ordered_json::array();
     for (const LogLine& line : log.lines())
         if (line.level == LogLevel::Error)
-        {
-            out << (first ? "" : ", ") << "\"" << jsonEscape(line.text) << "\"";
-            first = false;
-        }
-    out << "]\n}\n";
+            stats["errors"].push_back(line.text);
+    // Text from the log can hold any bytes (a file name from the command line): bytes that are not UTF-8
+    // become U+FFFD rather than an exception or a file that is not JSON.
+    std::ofstream out(file);
+    out << stats.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     if (!out)
         log.error("cannot write " + file);
     else

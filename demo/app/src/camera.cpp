@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
-#include <vector>
 
 namespace shatter::demo
 {
@@ -12,38 +10,6 @@ namespace
 {
 constexpr float kDegrees = 3.14159265358979f / 180.0f;
 } // namespace
-
-std::optional<CameraPose> parseCameraPose(const std::string& text)
-{
-    std::vector<float> values;
-    std::stringstream stream(text);
-    std::string item;
-    while (std::getline(stream, item, ','))
-    {
-        try
-        {
-            std::size_t used = 0;
-            values.push_back(std::stof(item, &used));
-            if (used != item.size())
-                return std::nullopt;
-        }
-        catch (const std::exception&)
-        {
-            return std::nullopt;
-        }
-    }
-    if (values.size() != 3 && values.size() != 6)
-        return std::nullopt;
-    if (!(values[2] > 0) || std::abs(values[1]) > 89.9f)
-        return std::nullopt;
-    CameraPose pose;
-    pose.yawDegrees = values[0];
-    pose.pitchDegrees = values[1];
-    pose.distance = values[2];
-    if (values.size() == 6)
-        pose.target = Vec3f(values[3], values[4], values[5]);
-    return pose;
-}
 
 std::string formatCameraPose(const CameraPose& pose)
 {

@@ -29,8 +29,7 @@ struct CameraPose
     Vec3f target = Vec3f(0, 0.2f, 0);
 };
 
-/// Parses "yaw,pitch,distance[,tx,ty,tz]" (degrees, metres); std::nullopt for malformed text.
-std::optional<CameraPose> parseCameraPose(const std::string& text);
+/// "yaw,pitch,distance,tx,ty,tz" (degrees, metres), as shatter_demo's --camera reads it.
 std::string formatCameraPose(const CameraPose& pose);
 
 class OrbitCamera

@@ -19,6 +19,10 @@ class SceneWorld;
 namespace shatter::demo
 {
 
+/// The deepest sphere-tree level the views offer (panel slider, --view spheres:LEVEL); a tree with fewer
+/// levels draws nothing at a deeper one.
+constexpr int kMaxSphereLevel = 14;
+
 struct DebugViewSettings
 {
     bool contacts = false;

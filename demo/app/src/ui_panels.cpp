@@ -236,7 +236,7 @@ bool viewsSection(UiState& ui, DebugViews& views)
     ImGui::Checkbox("sphere-tree level", &s.spheres);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-FLT_MIN);
-    ImGui::SliderInt("##level", &s.sphereLevel, 0, 14);
+    ImGui::SliderInt("##level", &s.sphereLevel, 0, kMaxSphereLevel);
     ImGui::Checkbox("distance-field slice", &s.slice);
     if (s.slice)
     {

@@ -15,6 +15,15 @@ namespace
 
 constexpr std::array<const char*, 5> kProceduralAssets = {"piggy_bank", "plate", "brick", "shelf", "ball"};
 
+/// "shipped scenes: bricks, drop_piggies, ..." for error messages.
+std::string shippedScenesText()
+{
+    std::string text;
+    for (const std::string& n : builtInSceneNames())
+        text += (text.empty() ? "shipped scenes: " : ", ") + n;
+    return text.empty() ? "no shipped scenes in " + (assetDirectory() / "scenes").string() : text;
+}
+
 } // namespace
 
 std::filesystem::path assetDirectory()
@@ -40,14 +49,19 @@ std::filesystem::path builtInScenePath(const std::string& name)
 {
     const std::filesystem::path path = assetDirectory() / "scenes" / (name + ".json");
     if (!std::filesystem::is_regular_file(path))
-    {
-        std::string known;
-        for (const std::string& n : builtInSceneNames())
-            known += (known.empty() ? "" : ", ") + n;
         throw Error(name, "no shipped scene of that name in " + (assetDirectory() / "scenes").string() +
-                              " (known: " + known + ")");
-    }
+                              " (" + shippedScenesText() + ")");
     return path;
+}
+
+std::filesystem::path resolveScenePath(const std::string& argument)
+{
+    const std::filesystem::path path(argument);
+    if (std::filesystem::exists(path))
+        return path;
+    if (path.has_extension() || path.has_parent_path())
+        throw Error(argument, "no such file, and not a shipped scene (" + shippedScenesText() + ")");
+    return builtInScenePath(argument);
 }
 
 std::filesystem::path resolveMesh(const std::string& asset, const std::filesystem::path& sceneFile)

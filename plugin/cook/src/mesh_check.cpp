@@ -198,7 +198,7 @@ private:
 
 } // namespace
 
-void checkImportOptions(const ImportSettings& options)
+void checkImportSettings(const ImportSettings& options)
 {
     if (!(options.weldTolerance >= 0 && options.weldTolerance <= 1e-3))
         throw Error("ImportSettings::weldTolerance",
@@ -211,7 +211,7 @@ void checkImportOptions(const ImportSettings& options)
 TriMesh checkMesh(TriMesh mesh, const std::string& sourceName, const ImportSettings& options,
                   ImportReport* report)
 {
-    checkImportOptions(options);
+    checkImportSettings(options);
     ImportReport local;
     ImportReport& out = report ? *report : local;
     out = ImportReport{};

@@ -234,7 +234,7 @@ TriMesh readMeshFile(const std::filesystem::path& file, const std::string& sourc
 
 TriMesh importMesh(const std::filesystem::path& file, const ImportSettings& options, ImportReport* report)
 {
-    checkImportOptions(options);
+    checkImportSettings(options);
     const std::string source = file.string();
     ImportReport readReport;
     try

@@ -45,7 +45,7 @@ struct ImportSettings
 };
 
 /// Throws shatter::Error naming the first setting that is out of range.
-void checkImportOptions(const ImportSettings& options);
+void checkImportSettings(const ImportSettings& options);
 
 /// What import found and changed; pass one to importMesh or checkMesh to have it filled.
 struct ImportReport

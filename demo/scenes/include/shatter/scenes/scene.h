@@ -85,6 +85,10 @@ Scene parseScene(const std::string& text, const std::filesystem::path& file);
 std::vector<std::string> builtInSceneNames();
 /// Path of a shipped scene by name (assets/scenes/NAME.json); throws if there is none.
 std::filesystem::path builtInScenePath(const std::string& name);
+/// What a command line's scene argument (shatter_run SCENE, shatter_demo --scene) names: an existing file,
+/// else the shipped scene of that name. Anything else throws shatter::Error listing the shipped scenes, so
+/// that a typo is an error and never another scene. Text with a directory or an extension is a file name.
+std::filesystem::path resolveScenePath(const std::string& argument);
 /// Where shipped scenes and meshes live: $SHATTER_ASSET_DIR, else the source tree's assets/.
 std::filesystem::path assetDirectory();
 /// The mesh file of a SceneObject::asset: a procedural asset name maps to assets/meshes/NAME.obj, anything
