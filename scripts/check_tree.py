@@ -47,6 +47,7 @@ URL = re.compile(r"\b(?:https?|file|ftp)://\S+")
 MISSING_NOTES = re.compile(
     r"\b(DESIGN\.md|STYLE\.md|fracture_notes|reference/[\w./\-]*|seeds/[\w./\-]*)"
 )
+SELF = "scripts/check_tree.py"
 ISSUE_NUMBER = re.compile(r"\bissue\s*#?\d+", re.IGNORECASE)
 
 # Files that are not in the tree on purpose, kept short:
@@ -233,6 +234,8 @@ def check_citations(root, files, problems):
     dirs = {os.path.dirname(f) for f in files}
     checked = 0
     for path in files:
+        if path == SELF:  # this script names the missing notes in order to find them
+            continue
         for number, text in comment_lines(root, path):
             checked += 1
             text = URL.sub(" ", text)

@@ -1,4 +1,4 @@
-// Repeated fracture (DESIGN.md §4): in a tet an earlier event already cut, the parent owns a convex
+// Repeated fracture (the record chain of fragment_field.h): in a tet an earlier event already cut, the parent owns a convex
 // piece P = tet ∩ {its functions of each record on its chain are the smallest}. The new crack is the
 // exact argmin of the new functions over P: P is clipped by g_f ≤ g_h for each new site f present at
 // the tet's parent nodes. (A site's cell inside P always holds its nodes, so no site is missed.)

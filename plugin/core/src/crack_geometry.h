@@ -1,4 +1,4 @@
-// Crack geometry inside one tet (DESIGN.md §4 "One representation of cracks"): the linear crack
+// Crack geometry inside one tet, the one representation of cracks (see fracture_result.h): the linear crack
 // functions g_f(b) = Σ_k b_k values[f][k] of a cut-tet record, the crack planes g_f = g_h they define
 // in material coordinates (TVCG §4.1's "at most six plane equations"), tetRegion() (which crack planes
 // really bound a piece inside its tet, and its exact bounds; used by the distance field at fracture

@@ -1,4 +1,4 @@
-// ObjectState (DESIGN.md §2): the runtime state of one placed object and all its fragments. It owns
+// ObjectState: the runtime state of one placed object and all its fragments. It owns
 // the fragment distance field (TVCG §4), the fragment list and the multilevel grid masks (§4.5), and
 // answers the three elementary queries of TVCG §3 in material coordinates. It is mutated only by
 // apply(), at fracture events between simulation steps; all queries are const, allocation-free and
@@ -117,7 +117,7 @@ private:
     std::vector<RegionBox> boxScratch;
     std::vector<Index> dirtyScratch;
 
-    SphereForest forest; // one fracturable sphere tree per fragment (TVCG §6, DESIGN.md §2)
+    SphereForest forest; // one fracturable sphere tree per fragment (TVCG §6)
 };
 
 } // namespace shatter
