@@ -17,7 +17,8 @@ void TimedWorld::performDiscreteCollisionDetection()
     counts.collisionMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-    // Shatter's algorithm gives one pair several manifolds (bullet_integration.md §4): count pairs, not
+    // Shatter's algorithm gives one pair several manifolds (four points each, as many as its contacts
+    // need; FracturableCollisionAlgorithm): count pairs, not
     // manifolds.
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pairs;
     btDispatcher& d = *getDispatcher();
