@@ -1,4 +1,4 @@
-// Deformation models (CVD §3.3, fracture_notes §1.3, §2.2): the quasi-static FEM against closed-form
+// Deformation models (CVD §3.3; the modal model as in modal_deformation.h): the quasi-static FEM against closed-form
 // elasticity (patch test, rigid loads, bending), the modal model against the FEM, and the contract of
 // both (energy ≥ 0, per-node sums, |f|² scaling, caching, bad input). Most tests use structured grid
 // bars (exact geometry, no TetGen, fast); one runs both models on the shipped plate.

@@ -1,9 +1,9 @@
 // Tessellation (CVD §5) → FractureResult + fragment meshes, on the box, plate, brick and piggy bank
 // with random nearest-site labellings (Euclidean and a higher-dimensional metric): ObjectState::apply
 // accepts the result, volumes add up, every fragment surface is closed, 2-manifold, outward, without
-// degenerate triangles or NaN, random points lie in exactly one fragment (issue 6 acceptance 1), the
+// degenerate triangles or NaN, random points lie in exactly one fragment, the
 // Euclidean crack is exact where the canonical schemes are, results are deterministic, repeated
-// fracture keeps all of it, and a stress run of random fractures (acceptance 2; 200 per asset with
+// fracture keeps all of it, and a stress run of random fractures (200 per asset with
 // SHATTER_LONG_TESTS=1).
 #include "fracture_fixtures.h"
 #include "test_assets.h"
@@ -54,7 +54,7 @@ void checkAndApply(ObjectState& state, const FractureResult& result, const Tesse
     EXPECT_NO_THROW(state.apply(result)) << what;
 }
 
-// Acceptance 1: random points of the parent lie in exactly one fragment (winding number ≈ 1).
+// Random points of the parent lie in exactly one fragment (winding number ≈ 1).
 void checkPartition(const ObjectState& state, const FractureResult& result, const std::vector<Vec3>& points,
                     const std::string& what)
 {
@@ -400,7 +400,7 @@ TEST(TessellationRepeated, TripleLinesThroughAnEarlierCrackStayDistinct)
     }
 }
 
-// Acceptance 2: random fractures (fresh object each, 2..32 sites, Euclidean or 4-D metric).
+// Random fractures (fresh object each, 2..32 sites, Euclidean or 4-D metric).
 TEST(TessellationStress, RandomFractures)
 {
     const int count = longTests() ? 200 : 12;

@@ -1,4 +1,4 @@
-// ShapeField (DESIGN.md §4, "the other side of a pair"): every field against an independent reference
+// ShapeField (the distance field of a non-fracturable body, the other side of a pair): every field against an independent reference
 // on random points inside, outside and near the surface — closed forms for the primitives, the
 // core-minus-margin identity sdf(K ⊕ B_m) = sdf(K) − m for GJK shapes (cylinder and cone in closed
 // form, a convex hull through btConvexHullComputer + our exact SignedDistanceField), brute force for
