@@ -354,14 +354,12 @@ TEST(TessellationRepeated, ThreeFracturesOfTheLargestFragment)
     repeated("brick", 1);
 }
 
-// Regression: a new triple line (g_i = g_j = g_k) crossing an earlier crack plane (g_a = g_b) inside an
-// earlier-cut tet is a corner with five crack functions. Vertex keys used to hold the first four, so
-// the key depended on the piece that saw the corner ({a, b}, {i, j} from pieces i and j, {a, b},
-// {i, k} from piece k) and named two points at once (the triple lines {i, j, k} and {i, j, l} through
-// the same earlier crack). Piece k's faces and the crack (i, k) emitted from piece i then met the
-// corner under different keys, and the crack's copy sat on the other triple line — an open edge. The
-// brick, 31 then 27 sites on the largest fragment (found by scanning seeds: 10 of 40 such two- and
-// three-event sequences had an open fragment surface before the fix, 0 of 900 after).
+// A new triple line (g_i = g_j = g_k) crossing an earlier crack plane (g_a = g_b) inside an earlier-cut
+// tet is a corner with five crack functions. Its vertex key must hold all of them: a key of four would
+// depend on the piece that saw the corner and name two points at once (the triple lines {i, j, k} and
+// {i, j, l} through the same earlier crack), so neighbouring faces would meet the corner under
+// different keys and leave an open edge. The brick, 31 then 27 sites on the largest fragment, is a
+// case that breaks with truncated keys (docs/algorithms.md, "Known issue (tessellation): fixed").
 TEST(TessellationRepeated, TripleLinesThroughAnEarlierCrackStayDistinct)
 {
     auto asset = sharedAsset("brick");
