@@ -41,9 +41,9 @@ FragmentRegion wholeMeshRegion(const TetMesh& mesh);
 
 /// The region of live fragment `parent` of an object: the nodes the field assigns to it, and the tet
 /// edges between two of them in tets where `parent` has a region (FragmentField::findRegion). A
-/// fragment's region inside one tet is convex (an intersection of half-spaces, see fracture_result.h), so such
-/// an edge lies in the fragment's material. Node volumes count those tets. Throws shatter::Error if
-/// `parent` has no nodes.
+/// fragment's region inside one tet is convex (an intersection of half-spaces, see fracture_result.h),
+/// so such an edge lies in the fragment's material. Node volumes count those tets. Throws
+/// shatter::Error if `parent` has no nodes.
 FragmentRegion fragmentRegion(const FragmentField& field, FragmentId parent);
 
 /// Settings of computeCvd; checked there.

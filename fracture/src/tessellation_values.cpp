@@ -1,5 +1,6 @@
-// The per-(node, site) values behind every crack function (CVD eq. 13; the record contract of fracture_result.h), and the two
-// adjustments that make the record contract and the canonical schemes hold.
+// The per-(node, site) values behind every crack function (CVD eq. 13; the record contract of
+// fracture_result.h), and the two adjustments that make the record contract and the canonical schemes
+// hold.
 //
 // Values. A parent node k gets D_kf = distance(k, site f) for every site f present at a parent node of
 // a region tet around k (optionally squared: then a Euclidean Voronoi diagram is reproduced exactly,
