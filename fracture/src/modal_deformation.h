@@ -7,7 +7,7 @@
 //
 // Where the basis lives: in this object's region cache, keyed like the FEM factorisation by the
 // asset's geometry, the region's tets and the elastic constants — not in shatter::Asset. The Asset is
-// the collision library's immutable, Bullet- and fracture-free cache file (plugin/), and the modes
+// the collision library's immutable, Bullet- and fracture-free cache file (plugin/core), and the modes
 // depend on the material (ν, and E/ρ through λ), which is per object, not per mesh. A FractureSystem
 // keeps one ModalDeformation for all its objects, so instances of one asset with one material share
 // one basis; prepare() computes it at registration time.
