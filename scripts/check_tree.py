@@ -194,8 +194,8 @@ def check_installed_headers(files, problems):
     if len(headers) > MAX_INSTALLED_HEADERS:
         problems.append(
             (
-                "cmake/ShatterLibrary.cmake",
-                0,
+                headers[MAX_INSTALLED_HEADERS],  # the first header over the limit
+                1,
                 f"{len(headers)} installed headers (plugin/*/include, fracture/include), at most "
                 f"{MAX_INSTALLED_HEADERS}: {', '.join(headers)}",
             )
