@@ -4,7 +4,7 @@ find_package(assimp REQUIRED)
 find_package(PkgConfig REQUIRED)
 
 # Bullet through pkg-config: unlike CMake's FindBullet this carries -DBT_USE_DOUBLE_PRECISION for the
-# float64 build (reference/bullet_integration.md §10).
+# float64 build (btScalar must be the same type in Bullet and in every file that includes its headers).
 if(SHATTER_BULLET_DOUBLE)
     set(SHATTER_BULLET_PC bullet-float64)
 else()

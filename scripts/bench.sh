@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks of the papers' scenes (issue 7): every scene with each collision mode
+# Side-by-side benchmarks of the papers' scenes: every scene with each collision mode
 # (shatter, gimpact, hull) through shatter_run, then scripts/plot_steps.py writes docs/benchmarks.md and
 # docs/images/bench_<scene>.png (TVCG Fig. 12 style).
 #   scripts/bench.sh                  full runs (each scene's duration)

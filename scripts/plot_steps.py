@@ -5,7 +5,7 @@ Reads RESULTS/<scene>_<mode>.csv (per-step statistics, demo/scenes writeCsv) and
 for mode in shatter, gimpact, hull; writes one PNG per scene in the style of TVCG 2013 Fig. 12 (time per
 step split into collision detection, physics, update and fracture; collision time of Shatter against
 the GImpact and convex-hull baselines; output contacts and colliding points) and, with --markdown, the
-tables of docs/benchmarks.md beside the papers' figures (shared/reference/paper_tables.md).
+tables of docs/benchmarks.md beside the papers' figures (the paper values are in TVCG and SCA below).
 """
 import argparse
 import csv
@@ -26,7 +26,7 @@ MODE_LABEL = {"shatter": "Shatter (sphere tree + fragment distance field)",
 MODE_COLOR = {"shatter": "tab:blue", "gimpact": "tab:red", "hull": "tab:green"}
 SCENES = ["piggy_bank", "bricks", "plates", "drop_piggies"]
 
-# TVCG 2013 Tables 2-3 and SCA 2012 (paper_tables.md). drop_piggies stands in for "drop bunnies".
+# TVCG 2013 Tables 2-3 and SCA 2012, copied from the papers. drop_piggies stands in for "drop bunnies".
 TVCG = {
     "piggy_bank": dict(fragments=27, contacts="151 (914)", points="574 (7,281)", total="1.89 (13)",
                        cd="1.63 (11)", physics="0.14 (0.59)", update=1.2, fracture=12.5, step=15),
@@ -164,7 +164,7 @@ def markdown(runs, images_rel, notes):
               f"{pts} | {j['final_fragments']} | {int(s['triangles'][-1]):,} | {j['max_penetration']:.3f} | "
               f"{j['lowest_body_y']:.2f} |")
     w("")
-    w("## Ratios and goals (issue 7)")
+    w("## Ratios and goals")
     w("")
     w("Goals: CD per step ≥ 20× cheaper than GImpact; CD time / physics time ≤ 1; max step / median step ≤ 2. "
       "CD ratios are of means over the whole run. Max / median are over the steps with at least one contact "

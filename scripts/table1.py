@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the procedural assets' sizes beside TVCG Table 1 (docs: shared paper_tables.md)."""
+"""Prints the procedural assets' sizes beside TVCG Table 1 (the paper's values are copied below)."""
 import json
 import sys
 

@@ -1,4 +1,4 @@
-// shatter_run: runs a scene headless and writes its per-step statistics (DESIGN.md §6).
+// shatter_run: runs a scene headless and writes its per-step statistics.
 //   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
 //               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
 //               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--list]

@@ -1,7 +1,7 @@
 // Discrete centroidal Voronoi diagram on the tet nodes of one fragment (CVD §3.2-3.3): Lloyd's method
 // in the metric space (3-D positions, possibly warped, or a high-dimensional interior embedding), where
 // each Voronoi update floods labels from the sites through the tet edges of the fragment, so every cell
-// is one connected set of nodes that grows through material only (fracture_notes §1.8).
+// is one connected set of nodes that grows through material only (CVD §3.3, eqs. 14-15).
 #pragma once
 
 #include "fragment_field.h"
@@ -41,15 +41,15 @@ FragmentRegion wholeMeshRegion(const TetMesh& mesh);
 
 /// The region of live fragment `parent` of an object: the nodes the field assigns to it, and the tet
 /// edges between two of them in tets where `parent` has a region (FragmentField::findRegion). A
-/// fragment's region inside one tet is convex (an intersection of half-spaces, DESIGN.md §4), so such
-/// an edge lies in the fragment's material. Node volumes count those tets. Throws shatter::Error if
-/// `parent` has no nodes.
+/// fragment's region inside one tet is convex (an intersection of half-spaces, see fracture_result.h),
+/// so such an edge lies in the fragment's material. Node volumes count those tets. Throws
+/// shatter::Error if `parent` has no nodes.
 FragmentRegion fragmentRegion(const FragmentField& field, FragmentId parent);
 
 /// Settings of computeCvd; checked there.
 struct CvdSettings
 {
-    int maxIterations = 30;    ///< Lloyd iterations (floods) at most, ≥ 1 (fracture_notes §1.8: 20-30)
+    int maxIterations = 30;    ///< Lloyd iterations (floods) at most, ≥ 1 (20-30 is typical)
     Real moveTolerance = 1e-3; ///< stop when every site moves less than this × the region's metric diameter
     unsigned threads = 1; ///< threads for the nearest-node search (0: all cores); results do not depend on it
     bool recordEnergies = true; ///< fill CvdStats::energyHistory
@@ -60,7 +60,7 @@ struct CvdStats
 {
     int iterations = 0;              ///< floods performed
     bool converged = false;          ///< labels stable or sites still (false: stopped by maxIterations)
-    int reseeded = 0;                ///< empty or weightless cells moved (CVD §3.3, fracture_notes §1.8)
+    int reseeded = 0;                ///< empty or weightless cells moved (CVD §3.3)
     double milliseconds = 0;         ///< wall time of computeCvd
     Real diameter = 0;               ///< diagonal of the region's bounding box in the metric space
     std::vector<Real> cellEnergy;    ///< E_D,i per site of the result (discrete CVD eq. 1, J·m² for α = 1)

@@ -2,8 +2,8 @@
 // closest site for each node. We speed up this computation by flooding Voronoi cells from the sites,
 // exploiting the graph defined by the tetrahedral mesh."
 //
-// Flooding is a best-first search over the region's tet edges, run for all sites at once (fracture_notes
-// §1.8): each site pushes its nearest node into one min-heap keyed by the squared metric distance to
+// Flooding is a best-first search over the region's tet edges, run for all sites at once (CVD
+// §3.3): each site pushes its nearest node into one min-heap keyed by the squared metric distance to
 // that site; a popped, still unlabelled node takes the entry's site and pushes its unlabelled neighbours
 // keyed by their distance to the same site. Unlike the nearest-site assignment, a node can only join a
 // cell through a neighbour of that cell, so every cell is connected and grows through material only —

@@ -5,7 +5,7 @@
 // Why edges come from tets where the parent has a region: after earlier fractures two parent nodes can
 // share a tet whose middle belongs to a sibling (a crack passes between them only if the parent's piece
 // of the tet is non-convex, which cannot happen: each piece is an intersection of half-spaces,
-// DESIGN.md §4). So an edge of such a tet between two parent nodes runs through parent material, and
+// see fracture_result.h). So an edge of such a tet between two parent nodes runs through parent material, and
 // flooding along it never jumps a crack. Tets without a parent region are skipped all the same.
 #include "cvd.h"
 

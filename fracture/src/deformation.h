@@ -1,4 +1,4 @@
-// Deformation models (CVD §3.3, DESIGN.md §5): given the impact forces on one fragment, the strain
+// Deformation models (CVD §3.3): given the impact forces on one fragment, the strain
 // energy per tet and per node that the fracture criterion and the CVD weigh. Two models sit behind one
 // small interface, chosen per FractureSystem: quasi-static linear FEM (fem_deformation.h) and the
 // static response of the lowest elastic modes (modal_deformation.h). Both are linear elastic, so the
@@ -35,7 +35,7 @@ struct DeformationSettings
     DeformationModel model = DeformationModel::Fem;
     /// Contact forces are spread over the region's boundary nodes with Gaussian weights of this
     /// standard deviation, in mean tet edge lengths (> 0): a point load would make the energy depend on
-    /// the mesh (fracture_notes §1.3). γ is tuned for one value; keep it fixed afterwards.
+    /// the mesh. γ is tuned for one value; keep it fixed afterwards.
     Real contactRadius = 1.5;
     /// Modal only: number of elastic (non-rigid) modes kept (≥ 1); fewer if the region has fewer DOFs.
     int modeCount = 20;

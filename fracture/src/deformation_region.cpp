@@ -1,4 +1,4 @@
-// The elastic discretisation shared by the FEM and modal models (fracture_notes §1.3): region
+// The elastic discretisation shared by the FEM and modal models (CVD §3.3): region
 // normalisation and hashing, slots and face-connected components, P1 element stiffness, the spread
 // contact load, inertia relief and the per-tet strain energy (CVD §3.3).
 #include "deformation_region.h"

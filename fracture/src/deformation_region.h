@@ -1,6 +1,6 @@
 // Private to the deformation models (fem_deformation.cpp, modal_deformation.cpp): the elastic
-// discretisation of one region (P1 tets, fracture_notes §1.3), the load, inertia relief, the per-tet
-// energy, and the per-region cache both models keep.
+// discretisation of one region (P1 tets, CVD §3.3), the load, inertia relief, the per-tet energy, and
+// the per-region cache both models keep.
 //
 // Degrees of freedom live on *slots*, not nodes: a slot is a (component, node) pair, where components
 // are the face-connected parts of the region. A region whose parts touch only along an edge or at a
@@ -86,13 +86,14 @@ SparseMatrix assembleStiffness(const ElasticRegion& region, const Lame& lame, st
                                int rows);
 
 /// The nodal load (3 × slotCount): each force spread over the boundary slots near its point with
-/// normalised Gaussian weights of standard deviation `radius` (fracture_notes §1.3).
-/// Throws shatter::Error for a non-finite force.
+/// normalised Gaussian weights of standard deviation `radius` (a point load would make the energy
+/// depend on the mesh). Throws shatter::Error for a non-finite force.
 Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces);
 
-/// Inertia relief (fracture_notes §1.3): per component, subtracts m_v (a + α × (x_v − c)) from each
-/// nodal force, where a and α are the rigid accelerations the net force and torque would cause with the
-/// lumped masses. The load is then self-equilibrated: zero net force and torque per component.
+/// Inertia relief (the body is free, so a contact load alone is not in equilibrium): per component,
+/// subtracts m_v (a + α × (x_v − c)) from each nodal force, where a and α are the rigid accelerations
+/// the net force and torque would cause with the lumped masses. The load is then self-equilibrated:
+/// zero net force and torque per component.
 void relieveInertia(const ElasticRegion& region, Real density, Eigen::VectorXd& load);
 
 /// Per-tet energy U_e = V_e (μ ε:ε + ½ λ (tr ε)²) of the displacement `u` (3 × slotCount), and the

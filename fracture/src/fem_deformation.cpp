@@ -1,5 +1,5 @@
 // Quasi-static linear FEM (CVD §3.3: "we compute the strain energy density W(x) using a quasi-static
-// finite element formulation"; recipe fracture_notes §1.3).
+// finite element formulation").
 //
 // A fracturing object is a free body: K is singular (six rigid modes per component) and a contact load
 // is not in equilibrium. Inertia relief turns the load into a self-equilibrated one by adding the
@@ -9,10 +9,8 @@
 // pin 3-2-1 per component — node A in x, y, z; node B in the two axes across AB; node C in the axis
 // along which a rotation about AB moves it most — with A, B, C far apart and non-collinear. The pinned
 // DOFs are dropped from K, which is then symmetric positive definite and factorised once per region by
-// SimplicialLLT (AMD ordering; a third faster than SimplicialLDLT here); each event costs one
-// back-substitution. Eigen's simplicial factorisation is the bottleneck of the precomputation (2-3 s
-// for the 21K-tet piggy bank, nnz(L) ≈ 4M); a supernodal one (CHOLMOD) would be ~10× faster but is not
-// a dependency of the project.
+// SimplicialLLT (AMD ordering); each event costs one back-substitution (solver choice and its cost:
+// docs/algorithms.md, "Quasi-static FEM").
 //
 // We prefer pinning to the regularisation (K + δM) u = f: it is exact (no O(δ/ω₁²) error) and
 // well-conditioned (no near-null directions for round-off to grow in).

@@ -1,4 +1,4 @@
-// Quasi-static linear tetrahedral FEM (CVD §3.3, fracture_notes §1.3): K u = f on the fragment's tets,
+// Quasi-static linear tetrahedral FEM (CVD §3.3): K u = f on the fragment's tets,
 // the free body balanced by inertia relief and its six rigid modes removed by 3-2-1 pinning, solved by
 // a sparse Cholesky (Eigen SimplicialLLT) factorised once per region and reused across events.
 #pragma once

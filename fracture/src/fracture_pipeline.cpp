@@ -1,20 +1,9 @@
-// FracturePipeline: one fracture event from forces to FractureResult (DESIGN.md §3, §5), the stages
-// in the order of CVD §3-§5:
-//  1. region: the parent's tet nodes and the tet edges the flooding may cross (cvd.h) — the whole mesh
-//     for an unbroken object, the fragment's own nodes afterwards (repeated fracture restricted to its
-//     tets);
-//  2. deformation: strain energy per node under the impact (deformation.h; CVD §3.3), on the tets
-//     touching the region, cached per region by the model;
-//  3. metric: warped rest positions or the interior embedding (CVD §3.2, §3.4; metric.h), the
-//     embedding computed once per (asset, warp) and shared by every object of that asset;
-//  4. plan: criterion E_D > γ, degree by doubling and bisection, the CVD (CVD §3.1, §3.3;
-//     fracture_degree.h);
-//  5. tessellation: the tet-lattice fragments (CVD §5; tessellation.h).
-// Nothing here touches the ObjectState; the caller applies the result (ObjectState::apply).
-//
-// Small fragments: Material::minFragmentVolume is the one size limit (FractureSystemSettings has none):
-// a parent below it is kept whole, so debris stops breaking. The tessellation does not merge small
-// new fragments into neighbours — every cell the CVD makes becomes at least one fragment.
+// FracturePipeline: one fracture event from forces to FractureResult, in the order of CVD §3-§5:
+// region → deformation (CVD §3.3) → metric (§3.2, §3.4) → plan: criterion, degree and CVD (§3.1, §3.3)
+// → tetrahedral tessellation (§5), every new fragment checked to be a closed surface. Nothing here
+// touches the ObjectState; the caller applies the result. Material::minFragmentVolume is the one size
+// limit: a smaller parent is kept whole, and no small new fragment is merged into a neighbour. The
+// stages in more detail: docs/algorithms.md, "One fracture event".
 #include "fracture_pipeline.h"
 
 #include "convex_hull_volume.h"

@@ -1,4 +1,4 @@
-// One fracture event, Bullet-free (DESIGN.md §3, §5): impact forces on one live fragment → strain
+// One fracture event, Bullet-free (CVD §3-§5): impact forces on one live fragment → strain
 // energy (FEM or modal, deformation.h) → criterion and degree with a CVD in the chosen metric
 // (fracture_degree.h, cvd.h) → tet-lattice tessellation (tessellation.h) → the FractureResult that
 // ObjectState::apply consumes. FractureSystem runs it for Bullet worlds; tests and tools call it
@@ -44,9 +44,9 @@ struct PipelineSettings
     DeformationSettings deformation; ///< FEM or modal, contact radius, cache size
     FractureMetric metric = FractureMetric::Auto;
     /// For the interior metric (its warp is replaced by the Material's). The 3-D position is appended
-    /// (positionWeight = 1, fracture_notes §1.7): the landmark embedding alone distorts short distances
-    /// enough that on the piggy bank its Voronoi cells split about as often as Euclidean ones
-    /// (cvd_test InteriorMetricSplitsFewerCellsOnThePiggyBank, issue 6 acceptance 4).
+    /// (positionWeight = 1): the landmark embedding alone distorts short distances enough that on the
+    /// piggy bank its Voronoi cells split about as often as Euclidean ones (cvd_test,
+    /// InteriorMetricSplitsFewerCellsOnThePiggyBank).
     EmbeddingSettings embedding{.positionWeight = 1, .warp = {}};
     PlanSettings plan;                 ///< criterion variant and CVD settings
     TessellationSettings tessellation; ///< threads, margins (its density is replaced by the Material's)
@@ -72,7 +72,7 @@ struct FractureEventStats
     Index cells = 0;     ///< Voronoi cells of the chosen CVD (fragments ≥ cells: a cell may fall apart)
     /// With PipelineSettings::countSplitCells: cells of the plain nearest-site assignment of the final
     /// sites (no flooding) that are disconnected through the tet edges — the CVD §3.2 failure the
-    /// interior metric avoids (issue 6 acceptance 4).
+    /// interior metric avoids (cvd_test, InteriorMetricSplitsFewerCellsOnThePiggyBank).
     Index splitCells = 0;
     bool belowMinVolume = false; ///< the parent was smaller than Material::minFragmentVolume: kept whole
 };

@@ -1,4 +1,4 @@
-// Fragments as connected components (CVD §5, fracture_notes §1.12): pieces (tet, site) of the parent
+// Fragments as connected components (CVD §5): pieces (tet, site) of the parent
 // region are joined across a shared tet face when both touch it with positive area and carry the same
 // site. A Voronoi cell that falls apart (a concave object with a Euclidean metric) therefore gives
 // several fragments. Ids follow the first piece of each component in region order (tets increasing),

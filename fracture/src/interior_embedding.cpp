@@ -1,32 +1,10 @@
 // Interior-distance embedding (CVD §3.2) by landmark multidimensional scaling of interior geodesics.
-//
-// The paper embeds the *surface* with a diffusion map and carries it inside with mean-value
-// coordinates (Rustamov et al. 2009; fracture_notes §1.7). We embed the interior distance itself:
-//  1. Interior geodesics: Dijkstra over the tet edges (lengths measured in the warped rest shape, CVD
-//     §3.4), from L landmarks chosen by farthest-point sampling in that same metric.
-//  2. Landmark MDS (de Silva & Tenenbaum 2004): classical MDS of the L × L squared landmark distances
-//     gives L's top d eigenpairs (λ_i, v_i); every node is then placed by distance-based
-//     triangulation x_v = −½ Λ^{-½} Vᵀ (δ_v − δ̄), with δ_v its squared distances to the landmarks and
-//     δ̄ their landmark average. This is the least-squares embedding of the landmark distances, and
-//     each coordinate is a fixed linear combination of squared geodesic distances, hence smooth away
-//     from cut loci (no grid artefacts, the paper's complaint about grid distances, §3.2).
-//  3. Uniform rescale by the median of geodesic / embedded distance over all (landmark, node) pairs
-//     more than three mean edges apart, so that node-to-site distances — what the CVD compares, and
-//     what the criterion's h is measured in — are in model units. fracture_notes §1.7 matches median
-//     tet edges instead; that does not suit MDS: the triangulation is rough at the scale of one edge
-//     (embedded edges come out ≈ 1.6× too long on the piggy bank, from the dropped non-Euclidean part
-//     of the metric), and matching them shrank every long distance by ≈ 40 %.
-// Why not the surface diffusion map: our test assets include hollow bodies (the piggy bank is two
-// closed shells), and a spectral embedding of a disconnected surface embeds each shell on its own —
-// the distance across the wall is meaningless and no interior interpolation repairs it. Geodesics
-// through the tets see the wall's true thickness, whatever the topology. The cost is L Dijkstra runs,
-// O(L · E log N), plus an O(N · L · d) placement: tens of milliseconds for 20K tets.
-//
-// Measured on the piggy bank (interior_embedding_test, d = 16, 64 landmarks, ≈ 0.2 s): for node pairs
-// whose straight segment leaves the object, mean |embedded / geodesic − 1| = 0.08 against 0.13 for the
-// Euclidean distance. Fewer dimensions fit this shell slightly better (d = 6-8: 0.065-0.07), more
-// worse (d = 32: 0.09), because MDS truncation of a non-Euclidean metric trades far against near
-// accuracy; 16 leaves room for more complex shapes.
+// Where the paper embeds the surface with a diffusion map (which fails on hollow, multi-shell bodies),
+// this embeds the interior distance itself: Dijkstra over the tet edges in the warped rest shape (CVD
+// §3.4) from L farthest-point landmarks, landmark MDS (de Silva & Tenenbaum 2004) placing every node by
+// x_v = −½ Λ^{-½} Vᵀ (δ_v − δ̄), then one uniform rescale so node-to-site distances are in model units
+// (median of geodesic / embedded distance over pairs more than three mean edges apart). Choices and
+// measurements: docs/algorithms.md, "Interior metric".
 //
 // A mesh whose tets form several disconnected solids has no interior path between them; such pairs
 // get the largest finite geodesic plus their Euclidean distance, which keeps the solids far apart.

@@ -18,7 +18,7 @@ struct EmbeddingSettings
     int dimension = 16;     ///< d, dimensions of the embedding (≥ 1; 8-32 is typical)
     int landmarkCount = 64; ///< geodesic landmarks (≥ dimension + 1); more: better far distances, slower
     /// Appends positionWeight × (warped) 3-D coordinates as three extra dimensions (≥ 0; 0: off), so that
-    /// nearly convex parts behave exactly Euclidean (fracture_notes §1.7).
+    /// nearly convex parts behave exactly Euclidean (docs/algorithms.md, "Interior metric").
     Real positionWeight = 0;
     /// Rest-shape warp of the metric (CVD §3.4): geodesics are measured in the warped shape.
     MetricWarp warp;

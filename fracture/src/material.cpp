@@ -1,5 +1,5 @@
-// checkMaterial: the one place a Material is validated (STYLE.md item 1), called by every function
-// that takes one, so a bad setting is reported by name before any solve.
+// checkMaterial: the one place a Material is validated, called by every function that takes one, so a
+// bad setting is reported by name, in the same words everywhere, before any solve.
 #include "shatter/fracture/material.h"
 
 #include "shatter/error.h"

@@ -1,5 +1,4 @@
-// Modal deformation (see modal_deformation.h; recipe fracture_notes §2.2 and §2.4, used here for the
-// static response only).
+// Modal deformation (see modal_deformation.h; used here for the static response only).
 //
 // The eigenproblem K φ = λ M φ of a free body has a six-fold (per component) eigenvalue 0, the rigid
 // modes. Lanczos finds one vector per distinct eigenvalue from a given start, so asking the solver

@@ -1,4 +1,4 @@
-// Modal deformation (fracture_notes §2.2, §2.4 used as a deformation model, DESIGN.md §5): the k lowest
+// Modal deformation (modal analysis used as a deformation model in place of CVD §3.3's FEM): the k lowest
 // elastic modes of K φ = λ M φ (Spectra, shift-invert around a small negative shift), M-normalised; an
 // event projects the contact load on them and takes the static modal response
 // u = Σ_i φ_i (φ_iᵀ f) / λ_i, then the strain energy per tet from u exactly as the FEM model does. With
@@ -7,7 +7,7 @@
 //
 // Where the basis lives: in this object's region cache, keyed like the FEM factorisation by the
 // asset's geometry, the region's tets and the elastic constants — not in shatter::Asset. The Asset is
-// the collision library's immutable, Bullet- and fracture-free cache file (plugin/), and the modes
+// the collision library's immutable, Bullet- and fracture-free cache file (plugin/core), and the modes
 // depend on the material (ν, and E/ρ through λ), which is per object, not per mesh. A FractureSystem
 // keeps one ModalDeformation for all its objects, so instances of one asset with one material share
 // one basis; prepare() computes it at registration time.

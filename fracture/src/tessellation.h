@@ -1,4 +1,4 @@
-// Tessellation of a Voronoi labelling into fragments (CVD §5, DESIGN.md §4-5): the tet-lattice crack
+// Tessellation of a Voronoi labelling into fragments (CVD §5): the tet-lattice crack
 // surfaces, the closed surface of every new fragment, and the FractureResult that ObjectState::apply
 // consumes (cut-tet records with the linear crack functions, cut edges, node labels, meshes).
 //

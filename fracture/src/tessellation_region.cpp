@@ -1,7 +1,8 @@
-// Repeated fracture (DESIGN.md §4): in a tet an earlier event already cut, the parent owns a convex
-// piece P = tet ∩ {its functions of each record on its chain are the smallest}. The new crack is the
-// exact argmin of the new functions over P: P is clipped by g_f ≤ g_h for each new site f present at
-// the tet's parent nodes. (A site's cell inside P always holds its nodes, so no site is missed.)
+// Repeated fracture (the record chain of fragment_field.h): in a tet an earlier event already cut, the
+// parent owns a convex piece P = tet ∩ {its functions of each record on its chain are the smallest}.
+// The new crack is the exact argmin of the new functions over P: P is clipped by g_f ≤ g_h for each new
+// site f present at the tet's parent nodes. (A site's cell inside P always holds its nodes, so no site
+// is missed.)
 //
 // Watertightness with the neighbours. The clipper below remembers for every corner the planes it lies
 // on: tet faces (→ the sub-simplex S of the tet holding it) and crack planes (→ equalities between

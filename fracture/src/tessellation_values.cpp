@@ -1,9 +1,10 @@
-// The per-(node, site) values behind every crack function (CVD eq. 13, DESIGN.md §4), and the two
-// adjustments that make the record contract and the canonical schemes hold.
+// The per-(node, site) values behind every crack function (CVD eq. 13; the record contract of
+// fracture_result.h), and the two adjustments that make the record contract and the canonical schemes
+// hold.
 //
 // Values. A parent node k gets D_kf = distance(k, site f) for every site f present at a parent node of
 // a region tet around k (optionally squared: then a Euclidean Voronoi diagram is reproduced exactly,
-// because the quadratic term cancels in g_f − g_h, fracture_notes §1.11). A node of another fragment in
+// because the quadratic term cancels in g_f − g_h). A node of another fragment in
 // an earlier-cut tet has no metric coordinates; it gets the mean coordinates of its parent neighbours,
 // once per node, so that every tet sees the same function (watertight clipping in
 // tessellation_region.cpp). The values are global per node — never per tet — for the same reason.

@@ -1,4 +1,4 @@
-// Acceptance 7 of the Bullet plugin (issue 5), TVCG §7's "plates" comparison: ten plates dropped into a
+// TVCG §7's "plates" comparison: ten plates dropped into a
 // pile on a static plane, the same plate mesh as (a) FracturableShape (TVCG Algorithm 1 with
 // self-adapting contacts), (b) btGImpactMeshShape (Bullet's dynamic triangle mesh) and (c)
 // btConvexHullShape (the convex hull of the plate's vertices). Every variant has the same body frame

@@ -1,4 +1,4 @@
-// Deformation models per fracture event (CVD §3.3; DESIGN.md §5) on the plate and the piggy bank:
+// Deformation models per fracture event (CVD §3.3) on the plate and the piggy bank:
 //  - fem_factorise: assembling K and its sparse Cholesky factorisation (once per object / fragment);
 //  - fem_solve: one event on a factorised region (load, inertia relief, back-substitution, energy);
 //  - modal_precompute: the k = 20 lowest elastic modes (Spectra shift-invert; once per object / fragment);

@@ -1,4 +1,4 @@
-// One fracture event through FracturePipeline (issue 6, acceptance 6) on the plate and the piggy bank,
+// One fracture event through FracturePipeline on the plate and the piggy bank,
 // with the deformation model FEM or modal, stage by stage:
 //  - deformation_ms: strain energy of the impact (warm cache: factorisation / modal basis done);
 //  - cvd_ms, cvd_iterations: the chosen CVD (CVD Table 1's columns), plan_ms / cvd_trials: the whole

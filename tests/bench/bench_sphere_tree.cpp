@@ -203,8 +203,7 @@ void BM_ForestUpdate(benchmark::State& state)
     // Each timed apply follows an untimed one of the same method on the same event, so that both
     // methods are timed warm (caches and branch predictors trained on the event, as when a benchmark
     // repeats one operation): the other method's run in between would otherwise leave the second
-    // method cold (measured: the 1 ms update takes about 15 % longer after a rebuild than after an
-    // update).
+    // method cold (docs/algorithms.md, "Measurements").
     auto timedApply = [&](RestructureMethod m, ForestUpdateReport* report)
     {
         forest = p.forest;
@@ -250,13 +249,9 @@ void BM_ForestUpdate(benchmark::State& state)
 }
 // The reported time is the update's (manual time). A round costs six applies, so the rounds are
 // counted rather than timed. 200 rounds (about 15 s per method) ride out the host's short bursts of
-// contention, which slow the 1 ms update more than the 20 ms rebuild; they cannot ride out its slow
-// phases, which last minutes. Measured: 60 rounds gave single runs from 17 to 22; 200 rounds gave 21.2
-// to 22.1 in a quiet hour (12 runs) and 17.4 to 21.4 in a slow one (8 runs). The cold counters say
-// why: with the caches emptied the update took 17-42 % longer (6 runs: 1.08-1.35 ms against
-// 0.91-0.95) and the rebuild about 1 % (update_speedup_cold 15.5-18.8), so contention that evicts
-// the update's 2 MB or so of scattered nodes, points and scratch costs it far more than the rebuild,
-// which works on one fragment's few hundred points at a time, in the core's own caches.
+// contention, which slow the short update more than the long rebuild (the update's scattered nodes
+// miss the caches when evicted, the rebuild works on a few hundred points at a time); they cannot
+// ride out slow phases that last minutes. The spread this leaves: docs/algorithms.md, "Measurements".
 BENCHMARK(BM_ForestUpdate)
     ->Arg(int(RestructureMethod::Tvcg2013))
     ->Arg(int(RestructureMethod::Sca2012))

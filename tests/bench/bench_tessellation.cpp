@@ -71,7 +71,8 @@ void BM_Apply(benchmark::State& bm)
     bm.SetLabel(name);
 }
 
-// Single- vs multi-threaded ratio in the same process (STYLE.md item 9).
+// Single- vs multi-threaded ratio in the same process (a ratio of two runs on one machine and load
+// means something; absolute times across machines do not).
 void BM_ThreadSpeedup(benchmark::State& bm)
 {
     const std::string name = kAssets[bm.range(0)];

@@ -1,7 +1,7 @@
-// The discrete CVD of CVD §3.3 (fracture/include/shatter/fracture/cvd.h): Lloyd's method with flooding
+// The discrete CVD of CVD §3.3 (fracture/src/cvd.h): Lloyd's method with flooding
 // on the tet nodes of a fragment. Energy decrease and convergence, connected cells covering every node
 // once, cell sizes under uniform and concentrated weights, determinism, regions of broken objects, bad
-// input, and the interior metric on the concave piggy bank (issue 6, acceptance item 4).
+// input, and the interior metric on the concave piggy bank.
 #include "fracture_fixtures.h"
 #include "test_assets.h"
 
@@ -277,7 +277,7 @@ TEST(Cvd, BadInputThrows)
 
 TEST(Cvd, InteriorMetricSplitsFewerCellsOnThePiggyBank)
 {
-    // Issue 6, acceptance item 4 (CVD §3.2, Fig. 4): the piggy bank is hollow and concave, so Euclidean
+    // CVD §3.2, Fig. 4: the piggy bank is hollow and concave, so Euclidean
     // Voronoi cells can reach across the cavity, the slot or between the legs and fall apart into
     // several pieces of material. Flooding keeps the CVD's own cells connected by construction, so the
     // comparison is on the plain nearest-site assignment of the converged sites: how many of its cells
@@ -285,10 +285,10 @@ TEST(Cvd, InteriorMetricSplitsFewerCellsOnThePiggyBank)
     // seeding from the same seeds), uniform weights and two impact bumps, N = 8, 27, 64.
     //
     // The interior metric is the landmark-MDS embedding with the 3-D position appended
-    // (EmbeddingSettings::positionWeight = 1, fracture_notes §1.7 "so nearly convex regions still behave
-    // Euclidean"): the 16-D embedding alone distorts short distances enough that its nearest-site cells
-    // grow small islands near bisectors, and on this asset it splits about as many cells as the
-    // Euclidean metric (measured while writing this test; see the CVD report).
+    // (EmbeddingSettings::positionWeight = 1, so nearly convex regions still behave Euclidean): the 16-D
+    // embedding alone distorts short distances enough that its nearest-site cells grow small islands
+    // near bisectors, and on this asset it splits about as many cells as the Euclidean metric
+    // (docs/algorithms.md, "Interior metric").
     const auto asset = sharedAsset("piggy_bank");
     const TetMesh& mesh = asset->tetMesh;
     const FragmentRegion region = wholeMeshRegion(mesh);

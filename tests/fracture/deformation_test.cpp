@@ -1,7 +1,8 @@
-// Deformation models (CVD §3.3, fracture_notes §1.3, §2.2): the quasi-static FEM against closed-form
-// elasticity (patch test, rigid loads, bending), the modal model against the FEM, and the contract of
-// both (energy ≥ 0, per-node sums, |f|² scaling, caching, bad input). Most tests use structured grid
-// bars (exact geometry, no TetGen, fast); one runs both models on the shipped plate.
+// Deformation models (CVD §3.3; the modal model as in modal_deformation.h): the quasi-static FEM
+// against closed-form elasticity (patch test, rigid loads, bending), the modal model against the FEM,
+// and the contract of both (energy ≥ 0, per-node sums, |f|² scaling, caching, bad input). Most tests
+// use structured grid bars (exact geometry, no TetGen, fast); one runs both models on the shipped
+// plate.
 #include "asset_build.h"
 #include "fracture_fixtures.h"
 #include "test_paths.h"

@@ -1,6 +1,6 @@
-// The fracture criterion and degree of CVD §3.1 / §3.3 (fracture/include/shatter/fracture/
-// fracture_degree.h) with hand-made strain energy fields (Gaussian bumps on the plate), the node weights
-// of the artist controls (§3.4), and the energy-weighted seeding (seeding.h).
+// The fracture criterion and degree of CVD §3.1 / §3.3 (fracture/src/fracture_degree.h) with hand-made
+// strain energy fields (Gaussian bumps on the plate), the node weights of the artist controls (§3.4),
+// and the energy-weighted seeding (seeding.h).
 #include "fracture_fixtures.h"
 #include "test_assets.h"
 

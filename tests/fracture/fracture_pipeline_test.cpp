@@ -1,14 +1,14 @@
-// FracturePipeline (issue 6): forces → deformation → criterion, degree and CVD → tessellation, on the
+// FracturePipeline: forces → deformation → criterion, degree and CVD → tessellation, on the
 // procedural plate, brick and piggy bank.
-//  - acceptance 1: fragment volumes sum to the parent's within 1e-9, and 10,000 random points of the
+//  - fragment volumes sum to the parent's within 1e-9, and 10,000 random points of the
 //    parent lie in exactly one fragment (generalized winding number of the fragment surfaces);
-//  - acceptance 2: random fractures (impact point, direction, strength, seed; every third one breaks a
+//  - random fractures (impact point, direction, strength, seed; every third one breaks a
 //    fragment of the previous event again) give closed, 2-manifold fragment surfaces without
 //    degenerate triangles or NaN — 200 per asset with SHATTER_LONG_TESTS=1, 12 per asset otherwise
 //    (CI time; the count is printed);
-//  - acceptance 4: on the concave piggy bank the interior metric leaves fewer Voronoi cells split into
+//  - on the concave piggy bank the interior metric leaves fewer Voronoi cells split into
 //    disconnected pieces than the Euclidean metric (both counts printed);
-//  - acceptance 5: the same seed gives bitwise-identical fragments; three consecutive fractures of one
+//  - the same seed gives bitwise-identical fragments; three consecutive fractures of one
 //    object keep the sphere-forest invariants (checkSphereForest), the forest and the field agree on
 //    every node, and the field's node distances stay within the fragment_field_test bounds of the
 //    exact distances to the fragment surfaces;
@@ -139,7 +139,6 @@ TEST(FracturePipeline, AutoMetricIsInteriorForNonConvexAssets)
               FractureMetric::Euclidean);
 }
 
-// Acceptance 1.
 TEST(FracturePipeline, VolumesAddUpAndEveryPointLiesInExactlyOneFragment)
 {
     for (const char* name : {"plate", "brick", "piggy_bank"})
@@ -184,7 +183,6 @@ TEST(FracturePipeline, VolumesAddUpAndEveryPointLiesInExactlyOneFragment)
     }
 }
 
-// Acceptance 2.
 TEST(FracturePipeline, RandomFracturesGiveClosedManifoldSurfaces)
 {
     const int perAsset = longTests() ? 200 : 12;
@@ -257,7 +255,7 @@ TEST(FracturePipeline, RandomFracturesGiveClosedManifoldSurfaces)
     }
 }
 
-// Acceptance 4. The CVD's own cells are connected (flooding), so what the metric changes is whether the
+// The CVD's own cells are connected (flooding), so what the metric changes is whether the
 // converged sites' plain Voronoi cells fall apart through the material (FractureEventStats::splitCells):
 // across the cavity, the slot or between the legs with the Euclidean metric.
 TEST(FracturePipeline, InteriorMetricSplitsFewerCellsOnThePiggyBank)
@@ -322,7 +320,7 @@ void expectIdentical(const FractureResult& a, const FractureResult& b)
     }
 }
 
-// Acceptance 5, determinism: two pipelines (separate caches), different thread counts.
+// Determinism: two pipelines (separate caches), different thread counts.
 TEST(FracturePipeline, SameSeedGivesBitwiseIdenticalFragments)
 {
     for (const char* name : {"plate", "piggy_bank"})
@@ -350,7 +348,7 @@ TEST(FracturePipeline, SameSeedGivesBitwiseIdenticalFragments)
     }
 }
 
-// Acceptance 5, repeated fracture: three events on one object, each breaking its largest fragment.
+// Repeated fracture: three events on one object, each breaking its largest fragment.
 TEST(FracturePipeline, ThreeConsecutiveFracturesKeepFieldAndSphereTreeInvariants)
 {
     for (const DeformationModel model : {DeformationModel::Fem, DeformationModel::Modal})
@@ -387,7 +385,7 @@ TEST(FracturePipeline, ThreeConsecutiveFracturesKeepFieldAndSphereTreeInvariants
                 EXPECT_EQ(forest.alive(f), fx.state->alive(f)) << "fragment " << f;
             // Field: every node in the tree of its field fragment, a live one; the front never sets a
             // value below its sources; distances near the exact distance to the fragment's surface
-            // (fragment_field_test's acceptance bounds: mean ≤ 0.1, max ≤ 1 mean edge).
+            // (fragment_field_test's bounds: mean ≤ 0.1, max ≤ 1 mean edge).
             for (const FrontUpdate& u : report.trace)
                 EXPECT_GE(u.distance, u.minSourceDistance - 1e-12 * edge) << "node " << u.node;
             std::map<FragmentId, TriangleBvh> bvhs;

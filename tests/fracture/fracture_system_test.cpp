@@ -1,6 +1,6 @@
-// FractureSystem over a real btDiscreteDynamicsWorld (issue 6): impacts read after each step, the
+// FractureSystem over a real btDiscreteDynamicsWorld: impacts read after each step, the
 // fracture decision, the body replacement and repeated fracture.
-//  - acceptance 3: the plate (fracture::glass(), the material fitted for it) dropped flat-ish onto a
+//  - the plate (fracture::glass(), the material fitted for it) dropped flat-ish onto a
 //    floor from 0.5, 1, 2 and 4 m, several seeds each (10 with SHATTER_LONG_TESTS=1, 4 otherwise): the
 //    mean fragment count strictly increases with the height; fragments whose centre lies within 25 % of
 //    the radius from the impact point are smaller on average than the others; a 0.15 m drop never
@@ -117,7 +117,6 @@ Drop dropPlate(Real height, std::uint64_t seed)
     return drop;
 }
 
-// Acceptance 3.
 TEST(FractureSystem, PlateDropsBreakMoreWithHeightAndFinerNearTheImpact)
 {
     const int seeds = longTests() ? 10 : 4;
@@ -170,7 +169,7 @@ TEST(FractureSystem, PlateDropsBreakMoreWithHeightAndFinerNearTheImpact)
     EXPECT_LT(average(near), average(far));
 }
 
-// Acceptance 5 for a whole simulation: the same seed and scene give bitwise the same bodies.
+// Determinism of a whole simulation: the same seed and scene give bitwise the same bodies.
 TEST(FractureSystem, SameSeedGivesTheSameSimulation)
 {
     const Drop a = dropPlate(2.0, 7);

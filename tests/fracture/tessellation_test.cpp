@@ -1,9 +1,9 @@
 // Tessellation (CVD §5) → FractureResult + fragment meshes, on the box, plate, brick and piggy bank
 // with random nearest-site labellings (Euclidean and a higher-dimensional metric): ObjectState::apply
 // accepts the result, volumes add up, every fragment surface is closed, 2-manifold, outward, without
-// degenerate triangles or NaN, random points lie in exactly one fragment (issue 6 acceptance 1), the
+// degenerate triangles or NaN, random points lie in exactly one fragment, the
 // Euclidean crack is exact where the canonical schemes are, results are deterministic, repeated
-// fracture keeps all of it, and a stress run of random fractures (acceptance 2; 200 per asset with
+// fracture keeps all of it, and a stress run of random fractures (200 per asset with
 // SHATTER_LONG_TESTS=1).
 #include "fracture_fixtures.h"
 #include "test_assets.h"
@@ -54,7 +54,7 @@ void checkAndApply(ObjectState& state, const FractureResult& result, const Tesse
     EXPECT_NO_THROW(state.apply(result)) << what;
 }
 
-// Acceptance 1: random points of the parent lie in exactly one fragment (winding number ≈ 1).
+// Random points of the parent lie in exactly one fragment (winding number ≈ 1).
 void checkPartition(const ObjectState& state, const FractureResult& result, const std::vector<Vec3>& points,
                     const std::string& what)
 {
@@ -354,14 +354,12 @@ TEST(TessellationRepeated, ThreeFracturesOfTheLargestFragment)
     repeated("brick", 1);
 }
 
-// Regression: a new triple line (g_i = g_j = g_k) crossing an earlier crack plane (g_a = g_b) inside an
-// earlier-cut tet is a corner with five crack functions. Vertex keys used to hold the first four, so
-// the key depended on the piece that saw the corner ({a, b}, {i, j} from pieces i and j, {a, b},
-// {i, k} from piece k) and named two points at once (the triple lines {i, j, k} and {i, j, l} through
-// the same earlier crack). Piece k's faces and the crack (i, k) emitted from piece i then met the
-// corner under different keys, and the crack's copy sat on the other triple line — an open edge. The
-// brick, 31 then 27 sites on the largest fragment (found by scanning seeds: 10 of 40 such two- and
-// three-event sequences had an open fragment surface before the fix, 0 of 900 after).
+// A new triple line (g_i = g_j = g_k) crossing an earlier crack plane (g_a = g_b) inside an earlier-cut
+// tet is a corner with five crack functions. Its vertex key must hold all of them: a key of four would
+// depend on the piece that saw the corner and name two points at once (the triple lines {i, j, k} and
+// {i, j, l} through the same earlier crack), so neighbouring faces would meet the corner under
+// different keys and leave an open edge. The brick, 31 then 27 sites on the largest fragment, is a
+// case that breaks with truncated keys (docs/algorithms.md, "Known issue (tessellation): fixed").
 TEST(TessellationRepeated, TripleLinesThroughAnEarlierCrackStayDistinct)
 {
     auto asset = sharedAsset("brick");
@@ -400,7 +398,7 @@ TEST(TessellationRepeated, TripleLinesThroughAnEarlierCrackStayDistinct)
     }
 }
 
-// Acceptance 2: random fractures (fresh object each, 2..32 sites, Euclidean or 4-D metric).
+// Random fractures (fresh object each, 2..32 sites, Euclidean or 4-D metric).
 TEST(TessellationStress, RandomFractures)
 {
     const int count = longTests() ? 200 : 12;

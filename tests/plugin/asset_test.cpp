@@ -1,5 +1,5 @@
-// Asset build and cache file: exact node distances (issue acceptance 5), cache round trip, and clear
-// errors for corrupt, truncated, wrong-version and mismatched cache files (acceptance 4).
+// Asset build and cache file: exact node distances, cache round trip, and clear errors for corrupt,
+// truncated, wrong-version and mismatched cache files.
 #include "test_meshes.h"
 #include "test_paths.h"
 

@@ -1,4 +1,4 @@
-// Acceptance 3 of the Bullet plugin (issue 5): the piggy bank cut in two by a plane (an analytic
+// The piggy bank cut in two by a plane (an analytic
 // FractureResult with fragment meshes, tests/support/fracture_fixtures.h), the two fragments resting on
 // each other along the crack: the pile is stable and the kinetic energy never exceeds its initial value
 // + 1 %. Sibling fragments share one ObjectState; their pair is queried both ways through the fragment

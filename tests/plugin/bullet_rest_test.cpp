@@ -1,4 +1,4 @@
-// Acceptance 1 and 5 of the Bullet plugin (issue 5): the procedural plate dropped flat and in ten random
+// The procedural plate dropped flat and in ten random
 // orientations onto a static plane, a box ground and a static triangle-mesh ground comes to rest, with
 // penetration ≤ ε = 0.2 % of its radius (TVCG §5.2), at most 8 contacts for the pair (the initial
 // budget m, TVCG §5.2) and |v| < 1 mm/s after 2 s simulated; and rayTest from above hits the plate's

@@ -1,4 +1,4 @@
-// Acceptance 4 and the threading item of the Bullet plugin (issue 5): sphere, box, capsule, cylinder,
+// Primitive shapes and threading against fracturable shapes: sphere, box, capsule, cylinder,
 // cone, convex hull and compound bodies dropped on a fracturable plate come to rest on it (no
 // fall-through, no explosion); contactTest and contactPairTest go through the closest-point table
 // without crashing and report the contacts; the same scene runs in btCollisionDispatcherMt +

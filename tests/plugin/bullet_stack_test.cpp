@@ -1,4 +1,4 @@
-// Acceptance 2 of the Bullet plugin (issue 5): a stack of five fracturable bricks stays put for 10 s
+// Fracturable × fracturable pairs at rest: a stack of five fracturable bricks stays put for 10 s
 // simulated (drift < 1 mm), and 100 random drops of a fracturable ball on a fracturable plate never
 // leave the ball below the plate's top surface. Both exercise fracturable × fracturable pairs, i.e.
 // both query directions S(A)→D(B) and S(B)→D(A) with one budget per pair (TVCG §3, §5.2).

@@ -104,7 +104,7 @@ void checkLabels(const Broken& b)
         ASSERT_EQ(state.field().node(n).fragment, fx.nodeFragment(n)) << "node " << n;
 }
 
-// Acceptance 1: |d − d_exact| over all nodes, mean ≤ 10 % and max ≤ 100 % of the mean edge; the
+// Accuracy: |d − d_exact| over all nodes, mean ≤ 10 % and max ≤ 100 % of the mean edge; the
 // direction within 0.9 (cosine) of the exact one for ≥ 95 % of the nodes whose exact closest feature
 // is unambiguous (no other feature within 1e-9 in another direction; nodes on the surface, where the
 // direction is undefined, count as ambiguous).
@@ -142,7 +142,7 @@ void checkNodeDistances(const Broken& b)
         std::printf("[%s] every node lies on the surface: no direction to compare\n", b.name.c_str());
 }
 
-// Acceptance 1, monotonic growth: every value the front sets is at least the smallest distance among
+// Monotonic growth (TVCG §4.2): every value the front sets is at least the smallest distance among
 // the neighbours it was propagated from (d(q) ≥ min_{j ∈ N_i(q)} d_j), for every update of every event.
 void checkMonotonicFront(const Broken& b)
 {
@@ -192,7 +192,7 @@ Vec3 randomPoint(const Broken& b, int i, Real grow, std::mt19937_64& rng)
     return lo + (1 + 2 * grow) * b.bounds.extent().cwiseProduct(Vec3(u(rng), u(rng), u(rng)));
 }
 
-// Acceptance 2: insideTest agrees with brute force for random points farther than 1e-6 from every
+// insideTest agrees with brute force for random points farther than 1e-6 from every
 // fragment boundary (crack planes and the surface), inside and outside the object.
 void checkInsideTest(const Broken& b)
 {
@@ -259,13 +259,13 @@ void checkPenetration(const Broken& b)
                 b.name.c_str(), tested, mean, worst, worstOverLocal, alignedFraction);
     EXPECT_LE(mean, 0.10);
     EXPECT_LE(worst, 1.00);
-    // Not an acceptance figure: eq. 2 averages directions, which blurs them near medial surfaces
+    // Not a bound the method promises: eq. 2 averages directions, which blurs them near medial surfaces
     // (the middle of the plate); this guards against regressions only.
     EXPECT_GE(alignedFraction, 0.60);
     EXPECT_LT(worstOverLocal, ObjectStateSettings{}.sphereTestMargin);
 }
 
-// Acceptance 3: sphereTest never culls a sphere that touches the fragment, and culls at least 80 % of
+// sphereTest never culls a sphere that touches the fragment, and culls at least 80 % of
 // the spheres whose gap to it is more than 2r (center farther than 3r). Centers in the bounds grown by
 // 20 %, radii log-uniform in [0.3 %, 30 %] of the diagonal, fragments uniform among the live ones.
 void checkSphereTest(const Broken& b)

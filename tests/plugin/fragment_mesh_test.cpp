@@ -1,5 +1,5 @@
-// Fragment meshes and their mass properties (DESIGN.md §2 "Fragment", §5 "volumes must sum to the
-// original"): computeMassProperties against closed forms (box, box with a cavity, sphere in the limit)
+// Fragment meshes and their mass properties (the volumes of a split must sum to
+// the original's): computeMassProperties against closed forms (box, box with a cavity, sphere in the limit)
 // and under rigid motions, its errors, and the fixtures' fragment surfaces after plane cuts and
 // repeated Voronoi splits of the piggy bank and the plate: closed (volume = the exact region volume),
 // exact (winding number = brute-force classification), split into original surface and crack faces.

@@ -172,9 +172,9 @@ Index visitedByAllPairs(const ObjectState& state)
 
 /// TVCG §7.3, Fig. 15: the fast update culls about as well as recomputing the fragments' trees; and
 /// Fig. 17: better than SCA'12's naive restructuring. Three successive Voronoi splits of the plate,
-/// applied by each method to its own state; the queries between the pieces visit 0.7 % more nodes
-/// after the 2013 update than with fresh trees, 4.7 % more after SCA'12's (the piggy bank's 27 pieces
-/// in one event: 7 % more after the 2013 update, bench_sphere_tree).
+/// applied by each method to its own state; the queries between the pieces visit a few per cent more
+/// nodes after the 2013 update than with fresh trees, and more again after SCA'12's (figures in
+/// docs/algorithms.md, "Measurements").
 TEST(SphereTreeQuery, UpdatedTreesCullAlmostAsWellAsRebuiltOnes)
 {
     const std::shared_ptr<const Asset> asset = test::cachedMeshAsset("plate.obj");

@@ -1,7 +1,8 @@
-// SceneWorld as a tested property (STYLE.md item 8, issue 7): two runs of a scene with fracture are
-// bitwise identical (state hash over every body's transform and velocity bits, and every per-step
-// count), reset() reproduces the run, scripted events happen, the GImpact and convex-hull baselines run
-// the same scene, and the CSV / JSON outputs carry every column and field.
+// SceneWorld as a tested property (reproducible runs are what the golden regression tests rely on): two
+// runs of a scene with fracture are bitwise identical (state hash over every body's transform and
+// velocity bits, and every per-step count), reset() reproduces the run, scripted events happen, the
+// GImpact and convex-hull baselines run the same scene, and the CSV / JSON outputs carry every column
+// and field.
 #include "shatter/error.h"
 #include "shatter/scenes/scene_world.h"
 

@@ -1,4 +1,4 @@
-// loadScene (issue 7, acceptance 1): every shipped scene loads; bad scene files (tests/data/scenes/) give
+// loadScene: every shipped scene loads; bad scene files (tests/data/scenes/) give
 // a shatter::Error naming the file, the JSON pointer of the bad value and the problem.
 #include "shatter/error.h"
 #include "shatter/scenes/scene.h"

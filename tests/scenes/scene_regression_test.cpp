@@ -1,4 +1,4 @@
-// Regression runs of the papers' scenes (issue 7, acceptance 2; ctest label "scene"). Each scene runs
+// Regression runs of the papers' scenes (ctest label "scene"). Each scene runs
 // headless for the number of steps its golden summary (tests/scenes/golden/NAME.json, written by
 // scripts/update-goldens.sh through shatter_run --json) records, and must give
 //  - the golden final-state hash: the run is bitwise the same as when the golden was made (a change of

@@ -1,4 +1,4 @@
-// shatter_run as a user meets it (issue 7, acceptance 1): a run writes the CSV and the JSON summary
+// shatter_run as a user meets it: a run writes the CSV and the JSON summary
 // with every field; bad flags, missing and invalid scene files end with a one-line error and a
 // non-zero exit status, never a crash.
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 # Reproducibility of the procedural meshes: regenerating them with shatter_make_assets must give
-# assets/meshes/*.obj byte for byte (STYLE.md item 8). One file, two roles: included by
+# assets/meshes/*.obj byte for byte (the committed meshes must stay reproducible from their
+# generator). One file, two roles: included by
 # tests/CMakeLists.txt it registers the test; run with `cmake -P` (the test's command) it regenerates
 # into OUT and compares every mesh with the committed one in REF.
 set(SHATTER_PROCEDURAL_MESHES piggy_bank plate brick shelf ball)

@@ -1,4 +1,4 @@
-// shatter_demo: the interactive demo of Shatter (DESIGN.md §6). See app.h and `shatter_demo --help`.
+// shatter_demo: the interactive demo of Shatter. See app.h and `shatter_demo --help`.
 #include "app.h"
 #include "cli.h"
 

@@ -1,5 +1,5 @@
 // What the renderer and the debug views see of a running SceneWorld: every rigid body with the world
-// transform of its material frame (T·O, DESIGN.md §2) and its fragment mesh, or the primitive it is.
+// transform of its material frame (T·O) and its fragment mesh, or the primitive it is.
 #pragma once
 
 #include "fracture_system.h"

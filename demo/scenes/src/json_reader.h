@@ -1,7 +1,7 @@
 // JsonNode: a read-only view of one value of a parsed JSON file that knows its JSON pointer
-// ("/objects/3/material/toughness") and its file, so that every loading error names both
-// (STYLE.md item 6). Typed getters check the type; allowOnly() rejects unknown keys (a misspelt key
-// must not be silently ignored).
+// ("/objects/3/material/toughness") and its file, so that every loading error names both (bad input is
+// a shatter::Error that says where, never an assert). Typed getters check the type; allowOnly() rejects
+// unknown keys (a misspelt key must not be silently ignored).
 #pragma once
 
 #include <Eigen/Core>

@@ -17,8 +17,8 @@ void TimedWorld::performDiscreteCollisionDetection()
     counts.collisionMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-    // Shatter's algorithm gives one pair several manifolds (bullet_integration.md §4): count pairs, not
-    // manifolds.
+    // Shatter's algorithm gives one pair several manifolds (four points each, as many as its contacts
+    // need; FracturableCollisionAlgorithm): count pairs, not manifolds.
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pairs;
     btDispatcher& d = *getDispatcher();
     for (int i = 0; i < d.getNumManifolds(); ++i)

@@ -1,7 +1,7 @@
-// Mesh import: read a surface mesh file, weld it, validate it as the boundary of one solid object,
-// and optionally repair it. The first stage of the asset pipeline (DESIGN.md §3): everything after
-// it (TetGen, the distance field) may assume a closed, oriented, manifold, non-self-intersecting
-// surface.
+// Mesh import: read a surface mesh file, weld it, validate it as the boundary of one solid object, and
+// optionally repair it. The first stage of the asset pipeline (mesh → tets → distance field → sphere
+// trees): everything after it (TetGen, the distance field) may assume a closed, oriented, manifold,
+// non-self-intersecting surface.
 //
 // Checks run in this order, so each defect is reported as itself rather than as a consequence:
 //   file: ReadFailed, UnknownFormat, Empty

@@ -1,10 +1,10 @@
-// Crack geometry inside one tet (DESIGN.md §4 "One representation of cracks"): the linear crack
-// functions g_f(b) = Σ_k b_k values[f][k] of a cut-tet record, the crack planes g_f = g_h they define
-// in material coordinates (TVCG §4.1's "at most six plane equations"), tetRegion() (which crack planes
-// really bound a piece inside its tet, and its exact bounds; used by the distance field at fracture
-// time), and a small convex clipper (tet ∩ half-spaces → polytope with tagged faces, volumes, face
-// areas) that the test utilities use to compute exact regions and that the fracture module can reuse
-// for fragment surfaces and mass properties.
+// Crack geometry inside one tet, the one representation of cracks (see fracture_result.h): the linear
+// crack functions g_f(b) = Σ_k b_k values[f][k] of a cut-tet record, the crack planes g_f = g_h they
+// define in material coordinates (TVCG §4.1's "at most six plane equations"), tetRegion() (which crack
+// planes really bound a piece inside its tet, and its exact bounds; used by the distance field at
+// fracture time), and a small convex clipper (tet ∩ half-spaces → polytope with tagged faces, volumes,
+// face areas) that the test utilities use to compute exact regions and that the fracture module can
+// reuse for fragment surfaces and mass properties.
 #pragma once
 
 #include "fracture_result.h"

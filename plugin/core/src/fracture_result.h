@@ -1,16 +1,17 @@
-// FractureResult: the one data structure through which a fracture reaches the collision state
-// (DESIGN.md §3). The fracture module's tessellation and the test utilities produce it;
-// ObjectState::apply consumes it (distance field TVCG §4.2, sphere trees TVCG §6.2-6.3, grid §4.5).
+// FractureResult: the one data structure through which a fracture reaches the collision state, so the
+// collision structures do not depend on how the fracture was computed. The fracture module's
+// tessellation and the test utilities produce it; ObjectState::apply consumes it (distance field TVCG
+// §4.2, sphere trees TVCG §6.2-6.3, grid §4.5).
 //
-// Crack representation (DESIGN.md §4): inside a cut tet every fragment f of a split has a *linear*
-// function g_f(b) = Σ_k b_k values[f][k] over the tet's barycentric coordinates b. A point of the split
-// region belongs to argmin_f g_f, and the crack between f and h is the plane g_f = g_h (TVCG §4.1's
-// "at most six plane equations"). With plane cuts the values are signed plane distances, with a
-// Euclidean Voronoi diagram squared site distances (their differences are exactly the bisectors), with
-// the CVD of the fracture module the node-to-site distances of CVD eq. 13.
+// Crack representation: inside a cut tet every fragment f of a split has a *linear* function g_f(b) =
+// Σ_k b_k values[f][k] over the tet's barycentric coordinates b. A point of the split region belongs to
+// argmin_f g_f, and the crack between f and h is the plane g_f = g_h (TVCG §4.1's "at most six plane
+// equations"). With plane cuts the values are signed plane distances, with a Euclidean Voronoi diagram
+// squared site distances (their differences are exactly the bisectors), with the CVD of the fracture
+// module the node-to-site distances of CVD eq. 13.
 //
-// Refinements made while implementing ObjectState::apply (fragment distance field issue); all are
-// checked by apply(), which throws shatter::Error naming the problem and changes nothing:
+// Requirements on a FractureResult, all checked by apply(), which throws shatter::Error naming the
+// problem and changes nothing:
 //  - `fragments` has at least two entries: the next free ids, in order.
 //  - Repeated fracture: a record splits the parent's region *inside the tet* — the whole tet, or the
 //    parent's piece of an earlier record — and the consumer evaluates argmin only over the listed

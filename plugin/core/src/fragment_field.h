@@ -1,7 +1,7 @@
 // The fragment distance field of TVCG §4: one {fragment, distance, direction} sample per tet node
-// (§4.1) plus, in tets the cracks pass through, the exact crack geometry as a short chain of
-// records (DESIGN.md §4). Updated at fracture events by front propagation (§4.2); queried per tet by
-// ObjectState's insideTest / penetration / sphereTest (§4.3-4.5).
+// (§4.1) plus, in tets the cracks pass through, the exact crack geometry as a short chain of records
+// (the crack functions of fracture_result.h). Updated at fracture events by front propagation (§4.2);
+// queried per tet by ObjectState's insideTest / penetration / sphereTest (§4.3-4.5).
 //
 // Records of one tet form a hierarchy in event order: the first record splits the fragment that owned
 // the whole tet; a later record splits one piece of an earlier split (its `parent`) by that piece's own

@@ -1,5 +1,6 @@
-// Validation of a FractureResult against the field before anything changes (STYLE.md item 6: bad
-// input is an Error, never an assert). Everything here is proportional to the parent's region.
+// Validation of a FractureResult against the field before anything changes (bad input is a
+// shatter::Error, never an assert: a caller can recover from it). Everything here is proportional to
+// the parent's region.
 #include "fragment_field.h"
 #include "shatter/error.h"
 

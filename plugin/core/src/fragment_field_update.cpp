@@ -1,42 +1,10 @@
-// Fragment distance field update at a fracture event (TVCG §4.2).
-//
-// Brittle fracture partitions the object exactly, so every point still stores a single interior
-// distance: the one to the surface of the fragment that now holds it. When fragment P breaks into
-// F_1..F_m, only P's nodes can change, and for a node x of F ⊂ P
-//
-//     dist(x, ∂F) = min( dist(x, ∂P), dist(x, crack faces of F) )
-//
-// (∂F ⊂ ∂P ∪ cracks, and F ⊂ P means a segment from x to ∂P leaves F first). The stored d is
-// dist(x, ∂P), so the update only has to bring in the new crack and may only lower d. We do it in
-// two phases, as the paper does after Heidelberg et al.:
-//
-// 1. Initialisation at the cut tets. For each piece of a new record, tetRegion() cuts the parent's
-//    region in the tet (the whole tet, or the earlier cracks bounding P there) by the piece's crack
-//    planes g_F = g_H and tells which of them really bound F inside the tet (with positive area); the
-//    tet's nodes of F take d = min(d, distance to those planes) with that plane's normal.
-//    For the convex pieces a plane cut or a Voronoi split produce, distance to the bounding planes is
-//    exactly the distance to the crack.
-// 2. Front propagation over tet edges, separately per fragment (an edge only carries distance between
-//    nodes of the same fragment). A node q reached in step i+1 from its neighbours N_i(q) reached in
-//    step i gets
-//
-//        d = Σ_j w_j (d_j + n_jᵀ(p_j − q)) / Σ_j w_j,   n = normalise(Σ_j w_j n_j),   w_j = 1/|p_j − q|²
-//
-//    (eqs. 1 and 2): each neighbour extrapolates its distance along its own direction to the surface,
-//    which is exact for a planar surface and smooth elsewhere. N_i(q) keeps only the "upwind"
-//    neighbours, those with n_jᵀ(p_j − q) ≥ 0, i.e. q lies behind p_j as seen from p_j's surface. This
-//    is our reading of the paper's requirement that distances "grow monotonically in the interior":
-//    every term is then ≥ d_j, so d(q) ≥ min_j d_j holds exactly (the tests check it). Without it, a
-//    neighbour deeper than q whose averaged direction is poor (between two nearly opposite crack
-//    planes) extrapolates through q and can drive q's distance far below its true value. The value is
-//    accepted only if it lowers q's d (by more than 1e-12 of the mean edge, so the loop terminates),
-//    and q then joins front i+1.
-//    The front stops when no distance decreases. Steps are Jacobi-style: all of step i+1 is computed
-//    from the values of step i before any of it is written, which keeps the result independent of the
-//    order of the front.
-//
-// Work is proportional to the nodes whose distance decreases and their neighbours, never more than
-// the parent's nodes; all scratch is stamped per event so nothing is cleared object-wide.
+// Fragment distance field update at a fracture event (TVCG §4.2). Only the broken fragment P's nodes
+// can change, and only downward: for a node x of a new fragment F, dist(x, ∂F) = min(dist(x, ∂P),
+// dist(x, crack faces of F)). Two phases: initialise the nodes of the cut tets from the crack planes
+// that really bound their piece (tetRegion), then propagate a front over tet edges, per fragment, with
+// eqs. 1-2 from upwind neighbours only, so d(q) ≥ min_j d_j holds exactly. Steps are Jacobi-style
+// (independent of the front's order), the front stops when no distance decreases, and all scratch is
+// stamped per event. Derivation and reasons: docs/algorithms.md, "Updating the distance field".
 #include "fragment_field.h"
 #include "shatter/error.h"
 

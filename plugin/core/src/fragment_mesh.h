@@ -1,4 +1,4 @@
-// The geometry of one fragment (DESIGN.md §2 "Fragment"): its closed surface, made of pieces of the
+// The geometry of one fragment: its closed surface, made of pieces of the
 // original surface and crack triangles, and its rigid-body mass properties.
 #pragma once
 

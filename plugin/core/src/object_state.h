@@ -1,8 +1,8 @@
-// ObjectState (DESIGN.md §2): the runtime state of one placed object and all its fragments. It owns
-// the fragment distance field (TVCG §4), the fragment list and the multilevel grid masks (§4.5), and
-// answers the three elementary queries of TVCG §3 in material coordinates. It is mutated only by
-// apply(), at fracture events between simulation steps; all queries are const, allocation-free and
-// safe from several threads at once.
+// ObjectState: the runtime state of one placed object and all its fragments. It owns the fragment
+// distance field (TVCG §4), the fragment list and the multilevel grid masks (§4.5), and answers the
+// three elementary queries of TVCG §3 in material coordinates. It is mutated only by apply(), at
+// fracture events between simulation steps; all queries are const, allocation-free and safe from
+// several threads at once.
 #pragma once
 
 #include "asset.h"
@@ -117,7 +117,7 @@ private:
     std::vector<RegionBox> boxScratch;
     std::vector<Index> dirtyScratch;
 
-    SphereForest forest; // one fracturable sphere tree per fragment (TVCG §6, DESIGN.md §2)
+    SphereForest forest; // one fracturable sphere tree per fragment (TVCG §6)
 };
 
 } // namespace shatter

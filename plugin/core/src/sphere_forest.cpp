@@ -1,63 +1,13 @@
-// The fracturable sphere forest: updating sphere trees at fracture events (TVCG §6.2-6.3).
-//
-// An object starts with the asset's single tree over its tet nodes (§6.1: the interior nodes sit low
-// in the max-distance order, so before fracture they cost almost nothing). When fragment P breaks,
-// only P's tree is touched, in four passes:
-//
-//  1. Tags (check), over P's points. Every point of P gets the new fragment it belongs to: a tet
-//     node from the FractureResult's node labels; a crack point left by an earlier event from the
-//     cut-tet record of a tet around its edge (argmin of the record's linear functions g_f at its edge
-//     parameter t, the same rule as insideTest), or, where the event did not split P around that
-//     edge, from a labelled node of those tets. Everything is validated before anything changes.
-//  2. Split (§6.2, Fig. 7), over the nodes whose subtree spans several fragments and their children
-//     only: every other node heads a single-fragment subtree, which the split leaves as it is.
-//     Bottom-up, a node whose children lie in different fragments is a splitting node; it is
-//     replicated once per fragment among its children, each child goes to the copy of its fragment,
-//     the copies join the node's parent (so the split propagates upward), and single-child nodes are
-//     spliced out. The node itself serves as the copy of its own point's fragment, so only the other
-//     fragments cost a new node. Child order stays the max-distance order of §5.1.
-//  3. Restructure (§6.2). A copy has no point; it takes the point of its subtree closest to the
-//     original centre, which becomes the centre of every node on the branch down to where that point
-//     appears (sphere_forest_split.cpp). Branch-and-bound over the subtree spheres finds it, and the
-//     same bounds give exact radii for every node whose subtree changed.
-//  4. New surface points (§6.3, Fig. 8). Two per cut edge, one per side, each under the edge endpoint
-//     of its own fragment, at the deepest instance of that point whose radius still exceeds the
-//     distance (the highest instance if none does); then radii grow bottom-up along the path to the
-//     root, once for all the points under one anchor.
-//
-// SCA'12's naive update (RestructureMethod::Sca2012) replaces 2-4 by re-parenting to the closest
-// ancestor of the same fragment and inserting under the highest instance, for comparison (Fig. 6).
-//
-// Crack points sit exactly at (1 − t)·p0 + t·p1 on both sides, not nudged into their fragments. Both are
-// true samples of the crack surface, which the two fragments share; a nudge would trade that for a
-// sign that the distance field decides anyway with its own tie rule on the crack plane. Where the
-// fragments touch, a point of A on the crack is then either "inside B" with depth ≈ 0 or outside at
-// distance ≈ 0, and Algorithm 1's positive tolerance ε (sphere_tree_query.h) turns both into contacts.
-//
-// Nodes freed by splicing go on a free list and are reused by later copies and insertions, so the node
-// array stays bounded by about twice the number of points ever inserted.
-//
-// Cost. The split finds its nodes without walking the rest of the tree. The points of P's tree are
-// numbered depth first (a point at its highest node), so the points first met in any subtree are one
-// range of positions, and a prefix count of tag changes along the positions tells in O(1) whether a
-// subtree holds one fragment or several; the nodes that hold several are closed upward, so a top-down
-// walk that tests their children finds them all (27 fragments of the piggy bank: 1,477 of 10,213
-// nodes). The numbering of the asset's tree is made once, when the forest is built; a fragment's
-// tree is numbered when that fragment breaks (one pass over it, in place of the breadth-first walk
-// that check and the split would otherwise each make). Everything else is a walk over scattered
-// nodes, so the update is bound by memory latency and branch misses more than by arithmetic. The
-// constructor therefore lays the asset's tree out breadth first with siblings side by side, and
-// stores as leaves the nodes whose subtree is only copies of their own point (buildSphereTree repeats
-// every point down to the last level; those tails are about 30 % of its nodes, carry no sphere and
-// would be walked by every pass). New crack points are sorted by anchor (a counting sort over node
-// indices), so the insertions walk the tree in node order and one walk to the root serves a whole
-// group. The branch-and-bound searches expand a node's children at once and raise their bound with
-// every centre they meet. Their distances are scattered, so they are folded in with max and selects
-// rather than branches, which would be mispredicted (5 % of the update), and their stack keeps keys
-// and nodes apart, so that an entry popped right after its push is forwarded from the store buffer
-// (8 %). The own copies of a splitting node split too, into copies with the same target centre; the
-// closest-point search of a copy higher up does not reopen them, as each already holds its subtree's
-// closest point.
+// The fracturable sphere forest: updating sphere trees at fracture events (TVCG §6.2-6.3). When
+// fragment P breaks only P's tree changes, in four passes: tag P's points with their new fragments
+// (everything validated before anything changes), split the nodes whose subtree spans several
+// fragments (§6.2, Fig. 7), restructure the copies around the closest point of their subtree (§6.2,
+// sphere_forest_split.cpp) and insert two surface points per cut tet edge (§6.3, Fig. 8), with radii
+// kept exact. SCA'12's re-parenting update (RestructureMethod::Sca2012) replaces the last three passes.
+// Invariants: crack points sit exactly on the crack, (1 − t)·p0 + t·p1 on both sides (the distance
+// field decides their side; Algorithm 1's tolerance ε makes touching fragments contacts); freed nodes
+// are reused, so the node array stays bounded by about twice the points ever inserted. How each pass
+// works and why the tree is laid out as it is: docs/algorithms.md, "Updating the sphere trees".
 // ObjectState checks the result once for the whole state and then calls applyChecked().
 #include "sphere_forest_edit.h"
 
@@ -358,8 +308,7 @@ void SphereForest::applyChecked(const FractureResult& r, const TetMesh& mesh, Re
         const CutEdge& e = r.cutEdges[i];
         const Index a = firstPoint + Index(2 * i);
         // The tet nodes' positions are the forest's first points: reading them there rather than from
-        // the mesh keeps one copy of them in cache, which the searches read anyway (3 % of the update
-        // warm, 5 % cold).
+        // the mesh keeps one copy of them in cache, which the searches read anyway.
         data.points[a] = data.points[a + 1] = (1 - e.t) * data.points[e.node0] + e.t * data.points[e.node1];
         pointTag[a] = e.fragment0;
         pointTag[a + 1] = e.fragment1;
@@ -465,10 +414,7 @@ void SphereForest::insertGroup(Index anchor, std::span<const Index> group, Index
 // whose anchors are siblings), after its insertions, along the path above the anchor, growing each
 // ancestor to the group's farthest point from its centre. Exact, since the old radii were. Node order is
 // the insertion order, and it matters as the paper's one-by-one insertions do: a walk above one group
-// can grow the chain below a later group's anchor, whose Fig. 8 level reads those radii. (One pass
-// after all insertions over the union of those paths, each node's new points gathered into one range
-// by a depth-first walk, measured 11-17 % slower in all: it makes about as many distances, 82 K,
-// and the 2,391 walks per run, 16.5 K steps, find their upper nodes in cache.) Points of a fragment
+// can grow the chain below a later group's anchor, whose Fig. 8 level reads those radii. Points of a fragment
 // that has no tree yet (no tet node) come last, one at a time: the first becomes the root, each later
 // one hangs under the closest point inserted before it.
 void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method, ForestUpdateReport& report)
@@ -531,8 +477,7 @@ void SphereForest::insertCrackPoints(Index firstPoint, RestructureMethod method,
 void SphereForest::growRadiiFrom(Index node, Index firstPoint, std::span<const Index> group)
 {
     // The group's farthest point is measured again at every node, even where the centre is its
-    // child's (a chain of own copies): cheaper than a test for it, which would be mispredicted
-    // (1 % of the update).
+    // child's (a chain of own copies): cheaper than a test for it, which would be mispredicted.
     for (Index v = node; v != kInvalidIndex; v = data.nodes[v].parent)
     {
         SphereNode& n = data.nodes[v];

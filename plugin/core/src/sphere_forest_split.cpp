@@ -113,11 +113,9 @@ void ForestEditor::splitTvcg(Index root, FragmentId firstNew, ForestUpdateReport
             // v only lost descendants. If no child it lost could reach its radius (|c − c_v| + r_c
             // bounds the distance from v's centre to anything under c), its farthest point stayed.
             // The old radius would still contain everything (§6.2 does not say to shrink it), but
-            // these nodes line the crack, where the new fragments' queries go. Measured on the piggy
-            // bank: keeping old radii saved 7 % of the update (0.06 ms, once) and made the queries
-            // right after the event visit 1.1 % more nodes (BM_QueriesAfterFracture, whose queries
-            // over all fragment pairs take 21 ms a step), so the exact radius pays for itself within
-            // a step.
+            // these nodes line the crack, where the new fragments' queries go: an exact radius costs
+            // once and saves visited nodes in every later query (docs/algorithms.md, "Updating the
+            // sphere trees").
             Real lostReach = 0;
             for (std::size_t i = 0; i < childCount; ++i)
                 if (kidTags[i] != own)

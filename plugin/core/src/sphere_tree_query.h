@@ -1,38 +1,11 @@
 // Algorithm 1 of TVCG: query the sphere tree S(A) of one fragment against the distance field D(B) of
 // another object, with self-adapting contact selection (§5.2) and maximum-distance breadth-first
-// traversal (§5.3).
-//
-// Why breadth first, and why two queues. The tree's levels are prefixes of the max-distance order
-// (§5.1): level l holds the 2^l points that best cover the object. Visiting level by level therefore
-// meets contact points coarse-to-fine, and the first m contacts found are already spread over the
-// contact area, which is what lets the query stop after a handful of them. A plain FIFO queue (SCA'12,
-// TraversalOrder::BreadthFirst) loses part of that within a level: when a node collides all its
-// children are queued together, and siblings are close to each other, so the first contacts of the
-// next level cluster under the first colliding parent. TVCG §5.3 interleaves them instead. Q1 holds the
-// nodes of the current level, Q2 those of the next. When a node collides, only its *next* child goes
-// into Q2, and if it has more children the node itself goes back to the end of Q1 with its cursor
-// advanced; so Q2 receives the first children of all colliding nodes, then their second children, and
-// so on — nodes with different parents first, "pushed far apart". When Q1 runs dry the queues swap.
-// (The paper's listing ends the loop "if Q2 ≠ ∅"; it means "= ∅".) The cursor lives in the queue entry
-// (node, next child), so there is no per-node state to reset between queries.
-//
-// Per-point cache. A point appears on every level from its first one down (own copies), so the field
-// is sampled once per point and query: a generation-stamped array in the caller's QueryScratch holds
-// the answer, no clearing, no allocation once the scratch has grown to the forest's size. A contact is
-// emitted only the first time its point is met.
-//
-// Tolerance and self-adaptation (§5.2). With tolerance ε a point is a contact if its signed distance d
-// to B is below ε, and a node's children are visited if its sphere may reach within ε of B: d < r + ε
-// when d is known (inside B or in the ε band; distance is 1-Lipschitz), else sphereTest(p, r + ε).
-// The positive ε matters for parallel surfaces about to touch: they allow little culling but would
-// produce no contacts, so the query would never stop. ContactMode::Adaptive collects contacts within
-// +ε until the budget m is reached (m starts at kInitialContactBudget = 8; the caller keeps it per pair
-// across steps), then keeps traversing with tolerance −ε, accepting only points deeper than ε and
-// raising m by one for each. ContactMode::Full never stops (every point within ε: the reference);
-// ContactMode::FixedBudget stops at m (the paper's plain "sufficientContacts → STOP").
-// QuerySettings::speculative widens the collecting band to ε + s for speculative contacts (a body that
-// will touch within the step) without counting them toward m, and QuerySettings::contactLimit caps
-// what one query appends.
+// traversal with two queues Q1/Q2 and a next-child cursor per queue entry (§5.3; SCA'12's plain FIFO as
+// TraversalOrder::BreadthFirst). The field is sampled once per point and query (a generation-stamped
+// cache in the caller's QueryScratch; no allocation once it has grown), and a contact is emitted only
+// the first time its point is met. A point is a contact if its signed distance to B is below the
+// tolerance ε; a node's children are visited if its sphere may reach within ε of B. Why the traversal
+// and the contact modes work as they do: docs/algorithms.md, "The query (Algorithm 1)".
 //
 // The field. Algorithm 1 needs insideTest + penetration (lines 7-9) and sphereTest (line 15) of D(B),
 // in B's material frame. A Field is any type with

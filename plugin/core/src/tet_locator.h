@@ -75,9 +75,8 @@ private:
     };
     static_assert(sizeof(TetFrame) == 96, "TetFrame is read per candidate tet; keep it compact");
 
-    // The two large arrays live on huge pages where the system has them (LargeArray). Measured on the
-    // TVCG §7.2 spheres (6 runs each way): resolution_cost_ratio 1.181-1.197 against 1.195-1.219 on
-    // small pages, the fine sphere's 9.5 MB of frames and cell lists being the larger share.
+    // The two large arrays live on huge pages where the system has them (LargeArray): a locate reads
+    // scattered frames and cell lists, so fewer TLB misses pay (docs/algorithms.md, "Measurements").
     LargeArray<TetFrame> frames;
     Vec3 origin = Vec3::Zero();
     Real cell = 1;
@@ -85,8 +84,8 @@ private:
     std::array<Index, 3> dims = {0, 0, 0};
     // A cell's candidate: the tet with the part of its bounding box inside the cell, in 1/255ths of
     // the cell (rounded outward). Only the tets whose box holds p get their frame read. 12 bytes
-    // where a box of floats took 28: the cell lists of the 39.6K-tet test sphere shrink from 13.4 to
-    // 5.7 MB, at the same query speed (measured; a locate reads about five candidates in a row).
+    // where a box of floats would take 28, at the same query speed: a locate reads about five
+    // candidates in a row.
     struct Candidate
     {
         std::uint8_t lo[3], hi[3];

@@ -1,4 +1,6 @@
-// Errors for bad input, asserts for bugs (STYLE.md item 6).
+// Errors for bad input, asserts for bugs: bad input (a file, a setting) is something a caller can
+// report and recover from, so it throws shatter::Error; a broken internal invariant is a bug and
+// asserts.
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
-// Math types. Internal geometry is double precision with Eigen (DESIGN.md §1); btScalar appears only
-// at the Bullet boundary.
+// Math types. Internal geometry is double precision with Eigen (the distance field and the crack planes
+// need it); btScalar appears only at the Bullet boundary.
 #pragma once
 
 #include <Eigen/Core>

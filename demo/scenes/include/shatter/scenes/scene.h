@@ -1,4 +1,4 @@
-// Scene files (DESIGN.md §1, §6; STYLE.md item 7): one JSON format and one loader for shatter_run, the
+// Scene files: one JSON format and one loader for shatter_run, the
 // regression tests, the benchmarks and the demo. A scene is plain data: objects placed in the world,
 // a ground, the time step, and scripted events. Format: docs/scenes.md.
 #pragma once
