@@ -542,7 +542,8 @@ TEST(Deformation, FragmentRegions)
 // models and the default 20 modes.
 TEST(Deformation, PlateBothModels)
 {
-    const Asset& asset = *test::cachedMeshAsset(test::meshDir() / "plate.obj");
+    const std::shared_ptr<const Asset> plate = test::cachedMeshAsset(test::meshDir() / "plate.obj");
+    const Asset& asset = *plate;
     const Aabb box = asset.surface.bounds();
     const Vec3 top(box.center().x() + 0.3 * box.extent().x(), box.max.y(), box.center().z());
     const std::vector<ImpactForce> forces = {{top, Vec3(0, -2e3, 0)}};
