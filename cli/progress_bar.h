@@ -3,7 +3,7 @@
 // line per stage so that the log still says what a long build was doing.
 #pragma once
 
-#include "progress.h"
+#include "shatter/progress.h"
 
 #include <string>
 #include <string_view>

@@ -11,7 +11,7 @@
 // per-event solve.
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "shatter/fracture/material.h"
 #include "strain_energy.h"
 

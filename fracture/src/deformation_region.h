@@ -11,7 +11,7 @@
 // usual region — one object or one fragment — has one component and slots = nodes.
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "shatter/fracture/material.h"
 #include "strain_energy.h"
 

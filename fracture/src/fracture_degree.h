@@ -2,7 +2,7 @@
 // strain energy field, into how many pieces, and where — the Voronoi labelling the tessellation cuts.
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "cvd.h"
 #include "shatter/fracture/material.h"
 #include "strain_energy.h"

@@ -4,7 +4,7 @@
 // cavities, slots or thin walls. Computed once per asset (and warp) and shared by its instances.
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "shatter/fracture/material.h"
 
 #include <vector>

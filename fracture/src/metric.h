@@ -3,7 +3,7 @@
 // embedding (interior metric).
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "interior_embedding.h"
 #include "shatter/fracture/material.h"
 

@@ -8,7 +8,7 @@
 // The impact is three contact forces near the top of the object. SHATTER_BENCH_SMOKE=1 (ctest) only
 // checks that everything runs, in a few seconds: the plate only (the piggy bank's factorisation alone
 // takes seconds), 6 modes, one precompute iteration. Assets are cached under the build folder.
-#include "asset_build.h"
+#include "test_assets.h"
 #include "test_env.h"
 #include "test_paths.h"
 
@@ -58,10 +58,7 @@ struct Scene
     explicit Scene(const std::string& stem)
         : modal(DeformationSettings{DeformationModel::Modal, 1.5, modeCount()})
     {
-        const std::filesystem::path cache =
-            std::filesystem::path(SHATTER_BINARY_DIR) / "bench_cache" / (stem + ".asset");
-        std::filesystem::create_directories(cache.parent_path());
-        asset = std::make_shared<const Asset>(loadOrBuildAsset(test::meshDir() / (stem + ".obj"), cache));
+        asset = test::cachedMeshAsset(test::meshDir() / (stem + ".obj"), AssetSettings{});
         tets = allTets(*asset);
         // Three contacts around the highest surface vertex, pushing down.
         const TriMesh& surface = asset->surface;

@@ -12,8 +12,8 @@
 // The update is timed in steady state (warm buffers, update_ms); cold_update_ms is the first run on fresh
 // buffers; brute_force_ms and bvh_recompute_ms are the two recomputes the speedups divide.
 // SHATTER_BENCH_SMOKE=1 (ctest) only checks that it runs. The asset is cached under the build folder.
-#include "asset_build.h"
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 #include "test_env.h"
 #include "test_paths.h"
 
@@ -59,10 +59,7 @@ struct Scene
         const char* other = std::getenv("SHATTER_BENCH_MESH");
         const std::filesystem::path mesh =
             other ? std::filesystem::path(other) : test::meshDir() / "piggy_bank.obj";
-        const std::filesystem::path cache =
-            std::filesystem::path(SHATTER_BINARY_DIR) / "bench_cache" / (mesh.stem().string() + ".asset");
-        std::filesystem::create_directories(cache.parent_path());
-        asset = std::make_shared<const Asset>(loadOrBuildAsset(mesh, cache)); // throws if the mesh is missing
+        asset = test::cachedMeshAsset(mesh, AssetSettings{}); // throws if the mesh is missing
         fixture = std::make_unique<test::AnalyticFracture>(asset->tetMesh, asset->surface);
         pristine = std::make_unique<ObjectState>(asset);
         std::mt19937_64 rng(27);

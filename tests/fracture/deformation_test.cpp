@@ -3,8 +3,8 @@
 // and the contract of both (energy ≥ 0, per-node sums, |f|² scaling, caching, bad input). Most tests
 // use structured grid bars (exact geometry, no TetGen, fast); one runs both models on the shipped
 // plate.
-#include "asset_build.h"
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 #include "test_paths.h"
 
 #include "deformation.h"
@@ -543,10 +543,8 @@ TEST(Deformation, FragmentRegions)
 // models and the default 20 modes.
 TEST(Deformation, PlateBothModels)
 {
-    const std::filesystem::path cache =
-        std::filesystem::path(SHATTER_BINARY_DIR) / "test_cache" / "plate.asset";
-    std::filesystem::create_directories(cache.parent_path());
-    const Asset asset = loadOrBuildAsset(test::meshDir() / "plate.obj", cache);
+    const std::shared_ptr<const Asset> plate = test::cachedMeshAsset(test::meshDir() / "plate.obj");
+    const Asset& asset = *plate;
     const Aabb box = asset.surface.bounds();
     const Vec3 top(box.center().x() + 0.3 * box.extent().x(), box.max.y(), box.center().z());
     const std::vector<ImpactForce> forces = {{top, Vec3(0, -2e3, 0)}};

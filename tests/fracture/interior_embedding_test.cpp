@@ -2,8 +2,8 @@
 // piggy bank, embedded distances follow interior geodesics (Dijkstra over tet edges, the reference)
 // where Euclidean distances cut through the cavity; on a convex box they rank like Euclidean
 // distances; the warp and the embedding/warp consistency check of metricCoordinates.
-#include "asset_build.h"
 #include "fracture_fixtures.h"
+#include "test_assets.h"
 #include "test_paths.h"
 
 #include "interior_embedding.h"
@@ -28,15 +28,10 @@ namespace
 
 const Asset& cachedAsset(const std::string& stem)
 {
-    static std::map<std::string, std::unique_ptr<Asset>> assets;
+    static std::map<std::string, std::shared_ptr<const Asset>> assets;
     auto& slot = assets[stem];
     if (!slot)
-    {
-        const std::filesystem::path cache =
-            std::filesystem::path(SHATTER_BINARY_DIR) / "test_cache" / (stem + ".asset");
-        std::filesystem::create_directories(cache.parent_path());
-        slot = std::make_unique<Asset>(loadOrBuildAsset(test::meshDir() / (stem + ".obj"), cache));
-    }
+        slot = test::cachedMeshAsset(test::meshDir() / (stem + ".obj"));
     return *slot;
 }
 

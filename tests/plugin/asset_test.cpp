@@ -1,11 +1,17 @@
 // Asset build and cache file: exact node distances, cache round trip, and clear errors for corrupt,
-// truncated, wrong-version and mismatched cache files.
+// truncated, wrong-version and mismatched cache files. Then the public API (shatter/asset.h,
+// shatter/cook.h): results instead of exceptions from the build, error texts that name the file, and
+// the content-keyed cache (a moved or renamed mesh reuses its cache file, a changed byte or setting
+// never does).
 #include "test_meshes.h"
 #include "test_paths.h"
 
-#include "asset.h"
 #include "asset_build.h"
+#include "asset_data.h"
 #include "binary_io.h"
+#include "object_state.h"
+#include "shatter/asset.h"
+#include "shatter/cook.h"
 #include "shatter/error.h"
 
 #include <gtest/gtest.h>
@@ -70,7 +76,7 @@ TEST(Asset, SphereNodeDistancesMatchAnalytic)
 {
     const Real radius = 1;
     const int subdivisions = 3;
-    const Asset asset = buildAsset(test::icosphere(subdivisions, radius), "sphere");
+    const Asset asset = cookAsset(test::icosphere(subdivisions, radius), "sphere");
     ASSERT_GT(asset.pointCount(), asset.surface.vertices.size()) << "expected interior nodes";
     // Tessellation error: the flat faces sit inside the sphere by at most r(1 − cos θ), θ the
     // angle from a face's centre to its corners; bounded here by the longest edge's sagitta.
@@ -96,7 +102,7 @@ TEST(Asset, SphereNodeDistancesMatchAnalytic)
 TEST(Asset, BoxNodeDistancesAreExact)
 {
     const Vec3 half(0.5, 0.3, 0.2);
-    const Asset asset = buildAsset(subdividedBox(half, 6), "box");
+    const Asset asset = cookAsset(subdividedBox(half, 6), "box");
     ASSERT_GT(asset.pointCount(), asset.surface.vertices.size()) << "expected interior nodes";
     for (Index i = 0; i < asset.pointCount(); ++i)
     {
@@ -108,7 +114,7 @@ TEST(Asset, BoxNodeDistancesAreExact)
 
 TEST(Asset, StructureIsConsistent)
 {
-    const Asset asset = buildAsset(test::icosphere(2, 0.5), "sphere");
+    const Asset asset = cookAsset(test::icosphere(2, 0.5), "sphere");
     EXPECT_EQ(asset.tetMesh.surfaceNodeCount, asset.surface.vertices.size());
     for (Index i = 0; i < asset.surface.vertices.size(); ++i)
         EXPECT_EQ(asset.tetMesh.nodes[i], asset.surface.vertices[i]);
@@ -125,13 +131,13 @@ TEST(Asset, ProgressIsMonotonicAndCompletes)
 {
     std::vector<double> fractions;
     std::vector<std::string> stages;
-    buildAsset(test::icosphere(2), "sphere", {},
-               [&](std::string_view stage, double fraction)
-               {
-                   fractions.push_back(fraction);
-                   if (stages.empty() || stages.back() != stage)
-                       stages.emplace_back(stage);
-               });
+    cookAsset(test::icosphere(2), "sphere", {},
+              [&](std::string_view stage, double fraction)
+              {
+                  fractions.push_back(fraction);
+                  if (stages.empty() || stages.back() != stage)
+                      stages.emplace_back(stage);
+              });
     ASSERT_FALSE(fractions.empty());
     EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
     EXPECT_EQ(fractions.back(), 1.0);
@@ -141,7 +147,7 @@ TEST(Asset, ProgressIsMonotonicAndCompletes)
 TEST(Asset, CavityStaysEmpty)
 {
     const Vec3 outer(0.5, 0.5, 0.5), inner(0.3, 0.3, 0.3);
-    const Asset asset = buildAsset(test::boxWithCavity(outer, inner), "hollow box");
+    const Asset asset = cookAsset(test::boxWithCavity(outer, inner), "hollow box");
     const Real expected = 8 * (outer.prod() - inner.prod());
     EXPECT_NEAR(asset.tetMesh.totalVolume(), expected, 1e-12);
 }
@@ -150,10 +156,10 @@ TEST(Asset, BadOptionsAreErrors)
 {
     AssetSettings options;
     options.gridCellFactor = 0;
-    EXPECT_THROW(buildAsset(test::icosphere(1), "sphere", options), Error);
+    EXPECT_THROW(cookAsset(test::icosphere(1), "sphere", options), Error);
     options = {};
     options.tets.maxRadiusEdgeRatio = 3;
-    EXPECT_THROW(buildAsset(test::icosphere(1), "sphere", options), Error);
+    EXPECT_THROW(cookAsset(test::icosphere(1), "sphere", options), Error);
 }
 
 class AssetCache : public ::testing::Test
@@ -162,7 +168,7 @@ protected:
     void SetUp() override
     {
         dir = test::scratchDir("asset_cache");
-        asset = buildAsset(test::icosphere(2, 0.5), "sphere");
+        asset = cookAsset(test::icosphere(2, 0.5), "sphere");
         file = dir / "sphere.shatter";
         asset.save(file);
         bytes = readFileBytes(file.string());
@@ -254,36 +260,207 @@ TEST_F(AssetCache, BadIndexWithValidChecksumIsDetected)
     EXPECT_NE(loadError().find("tetrahedron 3"), std::string::npos);
 }
 
+// Writes the icosphere as an OBJ file, the input of the file-based build and cache tests.
+void writeBall(const std::filesystem::path& file)
+{
+    std::ofstream obj(file);
+    const TriMesh sphere = test::icosphere(2, 0.25);
+    for (const Vec3& v : sphere.vertices)
+        obj << "v " << v.x() << ' ' << v.y() << ' ' << v.z() << '\n';
+    for (const Triangle& t : sphere.triangles)
+        obj << "f " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << '\n';
+}
+
 TEST_F(AssetCache, LoadOrBuildRebuildsStaleAndCorruptCaches)
 {
     const std::filesystem::path mesh = dir / "ball.obj";
-    {
-        std::ofstream obj(mesh);
-        const TriMesh sphere = test::icosphere(2, 0.25);
-        for (const Vec3& v : sphere.vertices)
-            obj << "v " << v.x() << ' ' << v.y() << ' ' << v.z() << '\n';
-        for (const Triangle& t : sphere.triangles)
-            obj << "f " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << '\n';
-    }
+    writeBall(mesh);
     const std::filesystem::path cache = dir / "ball.shatter";
-    std::string why;
-    const Asset first = loadOrBuildAsset(mesh, cache, {}, {}, &why);
-    EXPECT_EQ(why, "no cache file yet");
-    loadOrBuildAsset(mesh, cache, {}, {}, &why);
-    EXPECT_EQ(why, "") << "an up-to-date cache is loaded, not rebuilt";
+    const AssetBuildResult first = loadOrBuildAsset(mesh, cache);
+    ASSERT_TRUE(first.ok()) << first.error;
+    EXPECT_EQ(first.rebuildReason, "no cache file yet");
+    EXPECT_EQ(loadOrBuildAsset(mesh, cache).rebuildReason, "")
+        << "an up-to-date cache is loaded, not rebuilt";
 
     AssetSettings other;
     other.gridCellFactor = 0.7;
-    loadOrBuildAsset(mesh, cache, other, {}, &why);
-    EXPECT_NE(why.find("another mesh or other options"), std::string::npos);
+    EXPECT_NE(loadOrBuildAsset(mesh, cache, other).rebuildReason.find("another mesh or other options"),
+              std::string::npos);
 
     std::vector<std::byte> cacheBytes = readFileBytes(cache.string());
     cacheBytes.resize(cacheBytes.size() / 2);
     writeFileBytes(cache.string(), cacheBytes);
-    const Asset rebuilt = loadOrBuildAsset(mesh, cache, other, {}, &why);
-    EXPECT_NE(why.find("truncated"), std::string::npos) << why;
-    EXPECT_EQ(rebuilt.tetMesh.tets, first.tetMesh.tets);
+    const AssetBuildResult rebuilt = loadOrBuildAsset(mesh, cache, other);
+    ASSERT_TRUE(rebuilt.ok()) << rebuilt.error;
+    EXPECT_NE(rebuilt.rebuildReason.find("truncated"), std::string::npos) << rebuilt.rebuildReason;
+    EXPECT_EQ(rebuilt.asset->tetMesh.tets, first.asset->tetMesh.tets);
     EXPECT_NO_THROW(Asset::load(cache));
+}
+
+TEST_F(AssetCache, PublicLoadAssetReadsAGoodFileAndNamesACorruptOne)
+{
+    const std::shared_ptr<const Asset> loaded = loadAsset(file);
+    ASSERT_NE(loaded, nullptr);
+    const AssetInfo info = assetInfo(*loaded);
+    EXPECT_EQ(info.name, "sphere");
+    EXPECT_EQ(info.surfaceVertices, asset.surface.vertices.size());
+    EXPECT_EQ(info.surfaceTriangles, asset.surface.triangles.size());
+    EXPECT_EQ(info.tetNodes, asset.pointCount());
+    EXPECT_EQ(info.tets, asset.tetMesh.tets.size());
+    EXPECT_EQ(info.radius, asset.radius());
+    EXPECT_EQ(info.bounds.min, asset.surface.bounds().min);
+    EXPECT_EQ(info.bounds.max, asset.surface.bounds().max);
+    EXPECT_EQ(info.formatVersion, kAssetFormatVersion);
+    EXPECT_EQ(info.contentKey, asset.sourceHash);
+
+    // saveAsset writes what loadAsset reads back.
+    const std::filesystem::path copy = dir / "copy.shatter";
+    saveAsset(*loaded, copy);
+    EXPECT_EQ(readFileBytes(copy.string()), bytes);
+
+    bytes[bytes.size() / 2] ^= std::byte{0x5a};
+    writeBytes(bytes);
+    try
+    {
+        loadAsset(file);
+        ADD_FAILURE() << "a corrupt file loaded";
+    }
+    catch (const Error& error)
+    {
+        EXPECT_EQ(error.source(), file.string());
+        EXPECT_EQ(std::string(error.what()), file.string() + ": asset file is corrupt (checksum mismatch)");
+    }
+}
+
+TEST_F(AssetCache, PublicMakeObjectState)
+{
+    const std::shared_ptr<ObjectState> state = makeObjectState(loadAsset(file));
+    ASSERT_NE(state, nullptr);
+    EXPECT_EQ(state->fragmentCount(), 1u);
+    EXPECT_EQ(state->asset().tetMesh.tets, asset.tetMesh.tets);
+    try
+    {
+        makeObjectState(nullptr);
+        ADD_FAILURE() << "makeObjectState accepted a null asset";
+    }
+    catch (const Error& error)
+    {
+        EXPECT_EQ(std::string(error.what()), "makeObjectState: needs an asset, got a null pointer");
+    }
+}
+
+TEST(AssetBuild, PublicBuildReturnsErrorsInsteadOfThrowing)
+{
+    const std::filesystem::path openBox = test::sourceDir() / "tests/data/bad/open_box.obj";
+    AssetBuildResult result;
+    ASSERT_NO_THROW(result = buildAsset(openBox));
+    EXPECT_FALSE(result.ok());
+    EXPECT_EQ(result.asset, nullptr);
+    EXPECT_EQ(result.error.rfind(openBox.string() + ": ", 0), 0u) << result.error;
+
+    const std::filesystem::path missing = test::scratchDir("asset_build_errors") / "missing.obj";
+    ASSERT_NO_THROW(result = buildAsset(missing));
+    EXPECT_FALSE(result.ok());
+    EXPECT_NE(result.error.find("missing.obj"), std::string::npos) << result.error;
+
+    AssetSettings bad;
+    bad.gridCellFactor = 0;
+    ASSERT_NO_THROW(result = buildAsset(test::icosphere(1), "little sphere", bad));
+    EXPECT_FALSE(result.ok());
+    EXPECT_EQ(result.error, "little sphere: AssetSettings::gridCellFactor must be > 0");
+    bad = {};
+    bad.tets.maxRadiusEdgeRatio = 3;
+    const std::filesystem::path noCache = missing.parent_path() / "open_box.shatter";
+    ASSERT_NO_THROW(result = loadOrBuildAsset(openBox, noCache, bad));
+    EXPECT_FALSE(result.ok());
+    EXPECT_EQ(result.error.rfind(openBox.string() + ": ", 0), 0u) << result.error;
+    EXPECT_FALSE(std::filesystem::exists(noCache)) << "a failed build leaves no cache file";
+
+    result = buildAsset(test::icosphere(1), "little sphere");
+    ASSERT_TRUE(result.ok()) << result.error;
+    EXPECT_EQ(result.error, "");
+    EXPECT_EQ(assetInfo(*result.asset).name, "little sphere");
+}
+
+// The cache is keyed by content (TVCG 2013 §4's precomputation depends on the mesh and the settings
+// only): the same bytes under another name or folder find the cache file, other bytes or settings a new
+// one. Reuse is checked twice: no rebuild reason, and the file's modification time is unchanged.
+TEST(AssetBuild, ContentKeyedCacheSurvivesRenamesAndMoves)
+{
+    const std::filesystem::path root = test::scratchDir("asset_content_key");
+    const std::filesystem::path cacheDir = root / "cache";
+    std::filesystem::create_directories(cacheDir);
+    std::filesystem::create_directories(root / "a");
+    std::filesystem::create_directories(root / "b");
+    const std::filesystem::path mesh = root / "a" / "ball.obj";
+    writeBall(mesh);
+
+    const std::filesystem::path cache = assetCacheFile(mesh, cacheDir);
+    char key[17];
+    std::snprintf(key, sizeof(key), "%016llx", static_cast<unsigned long long>(assetContentKey(mesh)));
+    EXPECT_EQ(cache, cacheDir / (std::string("ball-") + key + ".shatter"));
+    const AssetBuildResult first = loadOrBuildAsset(mesh, cache);
+    ASSERT_TRUE(first.ok()) << first.error;
+    EXPECT_EQ(first.rebuildReason, "no cache file yet");
+    EXPECT_EQ(assetInfo(*first.asset).contentKey, assetContentKey(mesh));
+    const auto written = std::filesystem::last_write_time(cache);
+
+    // Moved to another folder, same name: the same file name.
+    const std::filesystem::path moved = root / "b" / "ball.obj";
+    std::filesystem::rename(mesh, moved);
+    EXPECT_EQ(assetCacheFile(moved, cacheDir), cache);
+    const AssetBuildResult afterMove = loadOrBuildAsset(moved, assetCacheFile(moved, cacheDir));
+    ASSERT_TRUE(afterMove.ok()) << afterMove.error;
+    EXPECT_EQ(afterMove.rebuildReason, "") << "a moved mesh rebuilt its cache";
+
+    // Copied under another name: the lookup by key finds the existing file.
+    const std::filesystem::path renamed = root / "a" / "marble.obj";
+    std::filesystem::copy_file(moved, renamed);
+    EXPECT_EQ(assetCacheFile(renamed, cacheDir), cache);
+    const AssetBuildResult afterRename = loadOrBuildAsset(renamed, assetCacheFile(renamed, cacheDir));
+    ASSERT_TRUE(afterRename.ok()) << afterRename.error;
+    EXPECT_EQ(afterRename.rebuildReason, "") << "a renamed mesh rebuilt its cache";
+    EXPECT_EQ(afterRename.asset->name, "marble") << "the asset takes the name of the mesh it was asked for";
+    EXPECT_EQ(afterRename.asset->tetMesh.tets, first.asset->tetMesh.tets);
+    EXPECT_EQ(std::filesystem::last_write_time(cache), written) << "the cache file was rewritten";
+}
+
+TEST(AssetBuild, ContentKeyedCacheRebuildsForOtherBytesOrSettings)
+{
+    const std::filesystem::path root = test::scratchDir("asset_content_key_stale");
+    const std::filesystem::path cacheDir = root / "cache";
+    std::filesystem::create_directories(cacheDir);
+    const std::filesystem::path mesh = root / "ball.obj";
+    writeBall(mesh);
+    const std::filesystem::path cache = assetCacheFile(mesh, cacheDir);
+    ASSERT_TRUE(loadOrBuildAsset(mesh, cache).ok());
+
+    // Another setting: another key, so another file, built afresh.
+    AssetSettings other;
+    other.tets.maxRadiusEdgeRatio = 1.8;
+    const std::filesystem::path otherCache = assetCacheFile(mesh, cacheDir, other);
+    EXPECT_NE(otherCache, cache);
+    const AssetBuildResult withOther = loadOrBuildAsset(mesh, otherCache, other);
+    ASSERT_TRUE(withOther.ok()) << withOther.error;
+    EXPECT_EQ(withOther.rebuildReason, "no cache file yet");
+    // The thread count does not change the asset, so it is not part of the key.
+    AssetSettings threads;
+    threads.threads = 1;
+    EXPECT_EQ(assetCacheFile(mesh, cacheDir, threads), cache);
+
+    // One more byte in the mesh file (a comment the importer ignores): another key, never the stale file.
+    const std::uint64_t before = assetContentKey(mesh);
+    std::ofstream(mesh, std::ios::app) << "# edited\n";
+    EXPECT_NE(assetContentKey(mesh), before);
+    const std::filesystem::path editedCache = assetCacheFile(mesh, cacheDir);
+    EXPECT_NE(editedCache, cache);
+    const AssetBuildResult edited = loadOrBuildAsset(mesh, editedCache);
+    ASSERT_TRUE(edited.ok()) << edited.error;
+    EXPECT_EQ(edited.rebuildReason, "no cache file yet");
+    // Asked explicitly for the old file, loadOrBuildAsset sees the stale key and rebuilds it.
+    const AssetBuildResult stale = loadOrBuildAsset(mesh, cache);
+    ASSERT_TRUE(stale.ok()) << stale.error;
+    EXPECT_NE(stale.rebuildReason.find("another mesh or other options"), std::string::npos);
 }
 
 } // namespace

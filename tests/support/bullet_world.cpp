@@ -1,5 +1,5 @@
 #include "bullet_world.h"
-#include "asset_build.h"
+#include "test_assets.h"
 
 #include "test_paths.h"
 
@@ -40,15 +40,7 @@ std::shared_ptr<const Asset> bulletAsset(const std::string& file)
     const std::lock_guard lock(mutex);
     std::shared_ptr<const Asset>& asset = cache[file];
     if (!asset)
-    {
-        const std::filesystem::path mesh = meshDir() / file;
-        const std::filesystem::path dir = std::filesystem::path(SHATTER_BINARY_DIR) / "test_assets";
-        std::filesystem::create_directories(dir);
-        AssetSettings options;
-        options.threads = 1; // ctest runs test processes side by side
-        asset = std::make_shared<const Asset>(
-            loadOrBuildAsset(mesh, dir / (mesh.stem().string() + ".shatter-asset"), options));
-    }
+        asset = cachedMeshAsset(meshDir() / file);
     return asset;
 }
 

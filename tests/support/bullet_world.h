@@ -1,12 +1,11 @@
 // Real Bullet worlds for the plugin's physics tests and benchmarks: an existing-style
 // btDiscreteDynamicsWorld (or the *Mt one under Bullet's sequential scheduler) with Shatter registered,
 // grounds of every kind, fracturable and ordinary bodies, and the measurements the acceptance tests
-// use (contacts per pair, lowest surface point, speed). Assets come from assets/meshes through
-// loadOrBuildAsset with a cache file in the build tree, so each build directory builds them once.
+// use (contacts per pair, lowest surface point, speed). Assets come from assets/meshes through the
+// content-keyed cache in the build tree (test::cachedMeshAsset), so each build directory builds them once.
 #pragma once
 
-#include "asset.h"
-#include "asset_build.h"
+#include "asset_data.h"
 #include "bullet_plugin.h"
 #include "fracturable_shape.h"
 #include "object_state.h"

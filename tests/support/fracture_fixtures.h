@@ -32,7 +32,7 @@
 // Not thread-safe (reference queries reuse scratch and cache exact surface distances).
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "crack_geometry.h"
 #include "fracture_result.h"
 #include "triangle_bvh.h"

@@ -327,7 +327,7 @@ std::shared_ptr<const Asset> buildTestAsset(TriMesh mesh, const std::string& nam
 {
     AssetSettings options;
     options.tets.maxEdgeFactor = maxEdgeFactor;
-    return std::make_shared<const Asset>(buildAsset(std::move(mesh), name, options));
+    return std::make_shared<const Asset>(cookAsset(std::move(mesh), name, options));
 }
 
 std::shared_ptr<const Asset> loadTestAsset(const std::string& file, Real maxEdgeFactor)

@@ -4,7 +4,7 @@
 // of a broken object.
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "object_state.h"
 #include "sphere_tree_query.h"
 

@@ -1,5 +1,6 @@
+// The shared test assets: crafted shapes built in the process, mesh files through the content-keyed
+// cache in the build tree (shatter/cook.h's assetCacheFile and loadOrBuildAsset).
 #include "test_assets.h"
-#include "asset_build.h"
 
 #include "fracture_fixtures.h"
 #include "shatter/error.h"
@@ -12,6 +13,23 @@
 
 namespace shatter::test
 {
+
+std::shared_ptr<const Asset> cachedMeshAsset(const std::filesystem::path& mesh, const AssetSettings& settings)
+{
+    const std::filesystem::path dir = std::filesystem::path(SHATTER_BINARY_DIR) / "test_assets";
+    std::filesystem::create_directories(dir);
+    AssetBuildResult built = loadOrBuildAsset(mesh, assetCacheFile(mesh, dir, settings), settings);
+    if (!built.ok())
+        throw Error("test asset", built.error);
+    return std::move(built.asset);
+}
+
+std::shared_ptr<const Asset> cachedMeshAsset(const std::filesystem::path& mesh)
+{
+    AssetSettings settings;
+    settings.threads = 1; // ctest runs test processes side by side
+    return cachedMeshAsset(mesh, settings);
+}
 
 std::shared_ptr<const Asset> sharedAsset(const std::string& name)
 {
@@ -32,12 +50,7 @@ std::shared_ptr<const Asset> sharedAsset(const std::string& name)
         const std::filesystem::path mesh = meshDir() / (name + ".obj");
         if (!std::filesystem::exists(mesh))
             throw Error(mesh.string(), "test asset is missing");
-        const std::filesystem::path dir = std::filesystem::path(SHATTER_BINARY_DIR) / "test_assets";
-        std::filesystem::create_directories(dir);
-        AssetSettings options;
-        options.threads = 1; // ctest runs test processes side by side
-        asset =
-            std::make_shared<const Asset>(loadOrBuildAsset(mesh, dir / (name + ".shatter-asset"), options));
+        asset = cachedMeshAsset(mesh);
     }
     return asset;
 }

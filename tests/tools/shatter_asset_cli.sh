@@ -25,6 +25,13 @@ grep -q "brick.shatter: asset file is corrupt" "$scratch/err.txt" || fail "corru
 "$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/brick.shatter" | grep -q "cache unusable" || fail "rebuild"
 "$tool" info "$scratch/brick.shatter" >/dev/null || fail "rebuilt file unreadable"
 
+# --cache-dir names the file by content (<stem>-<16 hex of the content key>.shatter); a renamed copy of
+# the mesh finds it and does not rebuild.
+"$tool" build "$src/assets/meshes/brick.obj" --cache-dir "$scratch/cache" >"$scratch/keyed.out"
+ls "$scratch/cache" | grep -Eq '^brick-[0-9a-f]{16}\.shatter$' || fail "keyed name: $(ls "$scratch/cache")"
+cp "$src/assets/meshes/brick.obj" "$scratch/renamed.obj"
+"$tool" build "$scratch/renamed.obj" --cache-dir "$scratch/cache" | grep -q "is up to date" || fail "renamed copy rebuilt"
+
 # Bad meshes and bad flags: a clear error, exit code 1 or CLI11's usage error, never a crash.
 "$tool" build "$src/tests/data/bad/open_box.obj" -o "$scratch/bad.shatter" 2>"$scratch/err.txt" && fail "open mesh accepted"
 grep -q "open_box.obj" "$scratch/err.txt" || fail "error does not name the file: $(cat "$scratch/err.txt")"

@@ -1,10 +1,14 @@
-// shatter_asset: builds asset cache files from meshes and prints what they hold.
-//   shatter_asset build IN -o OUT.shatter [--repair] [--radius-edge R] [--force]
+// shatter_asset: builds asset cache files from meshes and prints what they hold, through the public API
+// (shatter/cook.h to build, shatter/asset.h to load and summarise).
+//   shatter_asset build IN (-o OUT.shatter | --cache-dir DIR) [--repair] [--radius-edge R] [--force]
 //   shatter_asset info FILE [--json]
+// With --cache-dir the file is DIR/<stem>-<content key>.shatter (assetCacheFile), the name a game or
+// the scene library looks up, so a prebuilt cache can be shipped or moved with its mesh.
 #include "progress_bar.h"
 
-#include "asset.h"
-#include "asset_build.h"
+#include "asset_data.h"
+#include "shatter/asset.h"
+#include "shatter/cook.h"
 #include "shatter/error.h"
 
 #include <CLI/CLI.hpp>
@@ -12,49 +16,61 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 namespace
 {
 
-nlohmann::json assetInfo(const shatter::Asset& asset)
+// The public summary plus a few internal sizes (the tool is in-tree and may look inside the asset).
+nlohmann::json describe(const shatter::Asset& asset)
 {
-    return {{"name", asset.name},
-            {"triangles", asset.surface.triangles.size()},
-            {"tetrahedra", asset.tetMesh.tets.size()},
-            {"points", asset.pointCount()},
-            {"surface_vertices", asset.surface.vertices.size()},
-            {"interior_nodes", asset.pointCount() - asset.surface.vertices.size()},
+    const shatter::AssetInfo info = shatter::assetInfo(asset);
+    char key[17];
+    std::snprintf(key, sizeof(key), "%016llx", static_cast<unsigned long long>(info.contentKey));
+    return {{"name", info.name},
+            {"triangles", info.surfaceTriangles},
+            {"tetrahedra", info.tets},
+            {"points", info.tetNodes},
+            {"surface_vertices", info.surfaceVertices},
+            {"interior_nodes", info.tetNodes - info.surfaceVertices},
             {"volume", asset.tetMesh.totalVolume()},
-            {"radius", asset.radius()},
+            {"radius", info.radius},
             {"sphere_tree_nodes", asset.sphereTree.nodes.size()},
-            {"grid_points", asset.surfaceGrid.pointCount()}};
+            {"grid_points", asset.surfaceGrid.pointCount()},
+            {"format_version", info.formatVersion},
+            {"content_key", key}};
 }
 
 int build(const std::string& input, const std::string& output, const shatter::AssetSettings& options,
           bool force)
 {
     const auto start = std::chrono::steady_clock::now();
-    std::string why;
-    shatter::Asset asset;
+    shatter::AssetBuildResult result;
     shatter::cli::ProgressBar bar("building", true);
     if (force)
     {
-        asset = shatter::buildAssetFromFile(input, options, bar.callback());
-        asset.save(output);
-        why = "--force";
+        result = shatter::buildAsset(input, options, bar.callback());
+        if (result.ok())
+        {
+            shatter::saveAsset(*result.asset, output); // throws shatter::Error naming the file
+            result.rebuildReason = "--force";
+        }
     }
     else
-    {
-        asset = shatter::loadOrBuildAsset(input, output, options, bar.callback(), &why);
-    }
+        result = shatter::loadOrBuildAsset(input, output, options, bar.callback());
     bar.finish();
+    if (!result.ok())
+    {
+        std::fprintf(stderr, "shatter_asset: error: %s\n", result.error.c_str());
+        return 1;
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (why.empty())
+    if (result.rebuildReason.empty())
         std::printf("%s is up to date\n", output.c_str());
     else
-        std::printf("built %s (%s) in %.2f s\n", output.c_str(), why.c_str(), seconds);
-    std::printf("%s\n", assetInfo(asset).dump().c_str());
+        std::printf("built %s (%s) in %.2f s\n", output.c_str(), result.rebuildReason.c_str(), seconds);
+    std::printf("%s\n", describe(*result.asset).dump().c_str());
     return 0;
 }
 
@@ -66,11 +82,16 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
 
     shatter::AssetSettings options;
-    std::string input, output;
+    std::string input, output, cacheDir;
     bool force = false;
     CLI::App* buildCommand = app.add_subcommand("build", "Build an asset cache file from a mesh");
     buildCommand->add_option("mesh", input, "Input mesh (OBJ, PLY, STL, OFF, glTF, ...)")->required();
-    buildCommand->add_option("-o,--output", output, "Output cache file (.shatter)")->required();
+    CLI::Option* outputOption =
+        buildCommand->add_option("-o,--output", output, "Output cache file (.shatter)");
+    buildCommand
+        ->add_option("--cache-dir", cacheDir,
+                     "Cache directory: the output is DIR/<stem>-<content key>.shatter (instead of -o)")
+        ->excludes(outputOption);
     buildCommand->add_flag("--repair", options.import.repair,
                            "Remove degenerate/duplicate faces, fix orientation, close holes");
     buildCommand->add_option("--radius-edge", options.tets.maxRadiusEdgeRatio, "TetGen radius-edge bound")
@@ -89,9 +110,18 @@ int main(int argc, char** argv)
     try
     {
         if (*buildCommand)
+        {
+            if (output.empty() && cacheDir.empty())
+                throw shatter::Error("shatter_asset build", "give the output file (-o) or a --cache-dir");
+            if (output.empty())
+            {
+                std::filesystem::create_directories(cacheDir);
+                output = shatter::assetCacheFile(input, cacheDir, options).string();
+            }
             return build(input, output, options, force);
-        const shatter::Asset asset = shatter::Asset::load(infoFile);
-        const nlohmann::json info = assetInfo(asset);
+        }
+        const std::shared_ptr<const shatter::Asset> asset = shatter::loadAsset(infoFile);
+        const nlohmann::json info = describe(*asset);
         if (json)
             std::printf("%s\n", info.dump().c_str());
         else

@@ -1,13 +1,13 @@
+// Scene assets: the cache directory and the per-process table of loaded assets over the public,
+// content-keyed loadOrBuildAsset.
 #include "scene_assets.h"
-#include "asset_build.h"
 
+#include "shatter/cook.h"
 #include "shatter/error.h"
 
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 namespace shatter::scenes
 {
@@ -36,12 +36,14 @@ std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
     std::filesystem::create_directories(cacheDir, ec);
     if (ec)
         throw Error(cacheDir.string(), "cannot create the asset cache directory: " + ec.message());
-    // Two meshes with one stem (e.g. user meshes in different folders) get different cache files.
-    std::ostringstream name;
-    name << key.stem().string() << '-' << std::hex << (std::hash<std::string>{}(key.string()) & 0xffffffffu)
-         << ".shatter-asset";
-    asset = std::make_shared<const Asset>(
-        loadOrBuildAsset(mesh, cacheDir / name.str(), AssetSettings{}, progress));
+    // The file name carries the content key, so two meshes with one stem (user meshes in different
+    // folders) get different files, and the same bytes under another path or name share one.
+    const AssetSettings settings;
+    AssetBuildResult built =
+        loadOrBuildAsset(mesh, assetCacheFile(mesh, cacheDir, settings), settings, progress);
+    if (!built.ok())
+        throw Error("scene asset", built.error);
+    asset = std::move(built.asset);
     return asset;
 }
 

@@ -1,9 +1,10 @@
-// Assets of scene objects: mesh file → Asset through loadOrBuildAsset with a cache file per mesh, kept
-// in memory per process so that every object, reset and SceneWorld shares one immutable Asset.
+// Assets of scene objects: mesh file → Asset through the public cooking API (shatter/cook.h) with a
+// content-keyed cache file per mesh, kept in memory per process so that every object, reset and
+// SceneWorld shares one immutable Asset.
 #pragma once
 
-#include "asset.h"
-#include "asset_build.h"
+#include "shatter/asset.h"
+#include "shatter/progress.h"
 
 #include <filesystem>
 #include <memory>
@@ -15,7 +16,10 @@ namespace shatter::scenes
 /// build tree's scene_assets/.
 std::filesystem::path assetCacheDirectory(const std::filesystem::path& requested);
 
-/// The asset of `mesh`, loaded from (or built into) `cacheDir`/<stem>-<hash>.shatter-asset. Thread-safe.
+/// The asset of `mesh`, loaded from (or built into) `cacheDir`/<stem>-<content key>.shatter (see
+/// assetCacheFile: the key hashes the mesh's bytes and the build settings, never its path, so a moved,
+/// renamed or shipped mesh finds its prebuilt cache). Thread-safe. Throws shatter::Error naming the mesh
+/// and the problem when the build fails.
 std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
                                         const std::filesystem::path& cacheDir,
                                         const ProgressCallback& progress = {});

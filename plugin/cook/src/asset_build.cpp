@@ -1,5 +1,7 @@
-// buildAsset: import → validate (→ repair) → TetGen → exact node distances → surface distance grid
-// → maximum-distance ordering and sphere tree. Each stage reports progress with its share of the total.
+// The asset build: import → validate (→ repair) → TetGen → exact node distances → surface distance grid
+// → maximum-distance ordering and sphere tree (TVCG 2013 §4.1-§4.4, §5.1). Each stage reports progress
+// with its share of the total. Also the content-keyed cache (loadOrCookAsset, assetCacheFile) and the
+// never-throwing public entry points of shatter/cook.h, which wrap the throwing internal ones.
 #include "asset_build.h"
 
 #include "mesh_import.h"
@@ -11,6 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <exception>
+#include <system_error>
 
 namespace shatter
 {
@@ -94,8 +99,8 @@ void computeNodeDistances(Asset& asset, const SignedDistanceField& field, unsign
 
 } // namespace
 
-Asset buildAsset(TriMesh mesh, const std::string& name, const AssetSettings& options,
-                 const ProgressCallback& progress)
+Asset cookAsset(TriMesh mesh, const std::string& name, const AssetSettings& options,
+                const ProgressCallback& progress)
 {
     checkSettings(options, name);
     Asset asset;
@@ -130,25 +135,27 @@ Asset buildAsset(TriMesh mesh, const std::string& name, const AssetSettings& opt
     return asset;
 }
 
-Asset buildAssetFromFile(const std::filesystem::path& meshFile, const AssetSettings& options,
-                         const ProgressCallback& progress)
+Asset cookAssetFile(const std::filesystem::path& meshFile, const AssetSettings& options,
+                    const ProgressCallback& progress)
 {
     if (progress)
         progress("reading mesh", 0.0);
     TriMesh mesh = importMesh(meshFile, options.import);
-    Asset asset = buildAsset(std::move(mesh), meshFile.stem().string(), options, progress);
-    asset.sourceHash = assetFingerprint(meshFile, options);
+    Asset asset = cookAsset(std::move(mesh), meshFile.stem().string(), options, progress);
+    asset.sourceHash = assetContentKey(meshFile, options);
     return asset;
 }
 
-std::uint64_t assetFingerprint(const std::filesystem::path& meshFile, const AssetSettings& options)
+// The key hashes the bytes, not the parsed mesh: any change to the file, even one the importer
+// ignores, gives a new key, which errs on the side of rebuilding.
+std::uint64_t assetContentKey(const std::filesystem::path& meshFile, const AssetSettings& options)
 {
     const std::vector<std::byte> bytes = readFileBytes(meshFile.string());
     return hashSettings(options, fnv1a64(bytes));
 }
 
-Asset loadOrBuildAsset(const std::filesystem::path& meshFile, const std::filesystem::path& cacheFile,
-                       const AssetSettings& options, const ProgressCallback& progress, std::string* why)
+Asset loadOrCookAsset(const std::filesystem::path& meshFile, const std::filesystem::path& cacheFile,
+                      const AssetSettings& options, const ProgressCallback& progress, std::string* why)
 {
     std::string reason;
     if (!std::filesystem::exists(cacheFile))
@@ -158,8 +165,10 @@ Asset loadOrBuildAsset(const std::filesystem::path& meshFile, const std::filesys
         try
         {
             Asset cached = Asset::load(cacheFile);
-            if (cached.sourceHash == assetFingerprint(meshFile, options))
+            if (cached.sourceHash == assetContentKey(meshFile, options))
             {
+                // The key ignores names, so the file may have been built from a copy under another one.
+                cached.name = meshFile.stem().string();
                 if (why)
                     why->clear();
                 return cached;
@@ -171,11 +180,88 @@ Asset loadOrBuildAsset(const std::filesystem::path& meshFile, const std::filesys
             reason = std::string("cache unusable: ") + error.what();
         }
     }
-    Asset asset = buildAssetFromFile(meshFile, options, progress);
+    Asset asset = cookAssetFile(meshFile, options, progress);
     asset.save(cacheFile);
     if (why)
         *why = reason;
     return asset;
+}
+
+std::filesystem::path assetCacheFile(const std::filesystem::path& meshFile,
+                                     const std::filesystem::path& cacheDir, const AssetSettings& settings)
+{
+    char key[17];
+    std::snprintf(key, sizeof(key), "%016llx",
+                  static_cast<unsigned long long>(assetContentKey(meshFile, settings)));
+    const std::filesystem::path own = cacheDir / (meshFile.stem().string() + "-" + key + ".shatter");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(own, ec))
+        return own;
+    // The same bytes and settings under another name: the key says the file is this mesh's asset. The
+    // smallest such name is taken so that the choice does not depend on the directory's order.
+    const std::string suffix = std::string("-") + key + ".shatter";
+    std::filesystem::path found;
+    for (auto it = std::filesystem::directory_iterator(cacheDir, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    {
+        const std::string name = it->path().filename().string();
+        if (name.size() > suffix.size() && name.ends_with(suffix) && it->is_regular_file(ec) &&
+            (found.empty() || it->path() < found))
+            found = it->path();
+    }
+    return found.empty() ? own : found;
+}
+
+namespace
+{
+
+// The public functions never throw: a shatter::Error already names its source; anything else (out of
+// memory, a filesystem error) is prefixed with the file it happened on.
+template <class Body>
+AssetBuildResult capture(const std::string& source, Body&& body)
+{
+    AssetBuildResult result;
+    try
+    {
+        result.asset = std::make_shared<const Asset>(body(result));
+    }
+    catch (const Error& error)
+    {
+        result.error = error.what();
+    }
+    catch (const std::exception& error)
+    {
+        result.error = source + ": " + error.what();
+    }
+    if (!result.asset && result.error.empty())
+        result.error = source + ": the build failed";
+    return result;
+}
+
+} // namespace
+
+AssetBuildResult buildAsset(const std::filesystem::path& meshFile, const AssetSettings& settings,
+                            const ProgressCallback& progress)
+{
+    return capture(meshFile.string(),
+                   [&](AssetBuildResult&) { return cookAssetFile(meshFile, settings, progress); });
+}
+
+AssetBuildResult buildAsset(TriMesh mesh, const std::string& name, const AssetSettings& settings,
+                            const ProgressCallback& progress)
+{
+    return capture(name,
+                   [&](AssetBuildResult&) { return cookAsset(std::move(mesh), name, settings, progress); });
+}
+
+AssetBuildResult loadOrBuildAsset(const std::filesystem::path& meshFile,
+                                  const std::filesystem::path& cacheFile, const AssetSettings& settings,
+                                  const ProgressCallback& progress)
+{
+    return capture(meshFile.string(),
+                   [&](AssetBuildResult& result) {
+                       return loadOrCookAsset(meshFile, cacheFile, settings, progress, &result.rebuildReason);
+                   });
 }
 
 } // namespace shatter

@@ -1,6 +1,6 @@
-// Mesh import: read a surface mesh file, weld it, validate it as the boundary of one solid object, and
-// optionally repair it. The first stage of the asset pipeline (mesh → tets → distance field → sphere
-// trees): everything after it (TetGen, the distance field) may assume a closed, oriented, manifold,
+// Mesh import: read a surface mesh file, weld it, validate it as the boundary of one solid object,
+// and optionally repair it (ImportSettings, public in shatter/cook.h). The first stage of the asset
+// pipeline: everything after it (TetGen, the distance field) may assume a closed, oriented, manifold,
 // non-self-intersecting surface.
 //
 // Checks run in this order, so each defect is reported as itself rather than as a consequence:
@@ -21,6 +21,7 @@
 #pragma once
 
 #include "mesh_validate.h"
+#include "shatter/cook.h"
 #include "shatter/mesh.h"
 
 #include <filesystem>
@@ -29,20 +30,6 @@
 
 namespace shatter
 {
-
-/// Settings of importMesh and checkMesh; a value out of range throws shatter::Error naming it.
-struct ImportSettings
-{
-    /// Remove degenerate and duplicate triangles, make the winding consistent and close holes.
-    /// Non-manifold, self-intersecting, non-finite or multi-piece meshes still fail.
-    bool repair = false;
-    /// Vertices closer than weldTolerance × (bounding-box diagonal) become one. In [0, 1e-3].
-    Real weldTolerance = 1e-9;
-    /// Coordinates with a larger magnitude are rejected as absurd (file units). Positive.
-    Real maxAbsCoordinate = 1e6;
-    /// Look for intersecting triangles, O(n log n). Turn off only for meshes known to be clean.
-    bool checkSelfIntersections = true;
-};
 
 /// Throws shatter::Error naming the first setting that is out of range.
 void checkImportSettings(const ImportSettings& options);

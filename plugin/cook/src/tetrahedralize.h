@@ -1,7 +1,9 @@
 // Tetrahedral meshing of a closed surface with TetGen 1.5 (TVCG §4.2: "TetGen ... maximum
 // radius-edge ratio between 1 and 2 and interior edges shorter than twice the longest surface edge").
+// TetrahedralizeSettings is public, in shatter/cook.h.
 #pragma once
 
+#include "shatter/cook.h"
 #include "shatter/mesh.h"
 #include "tet_mesh.h"
 
@@ -9,16 +11,6 @@
 
 namespace shatter
 {
-
-/// Settings for tetrahedralize(); checked there.
-struct TetrahedralizeSettings
-{
-    /// Maximum radius-edge ratio of the quality tets (TetGen -q), in [1, 2].
-    Real maxRadiusEdgeRatio = 1.5;
-    /// Tets are at most the volume of a regular tet whose edge is this factor times the longest surface
-    /// edge, which keeps interior edges at about that length (TVCG §4.2). 0 disables the bound.
-    Real maxEdgeFactor = 2.0;
-};
 
 /// Tetrahedralizes a closed, consistently oriented, self-intersection-free surface (as returned by
 /// importMesh/checkMesh) without adding any point on it: nodes [0, surface.vertices.size()) are the

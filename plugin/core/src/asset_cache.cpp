@@ -1,7 +1,7 @@
 // The asset cache file: a fixed header (magic, format version, payload size, FNV-1a checksum) and a
 // payload of plain arrays. Loading checks the header, the checksum and every index, so a corrupt,
 // truncated, wrong-version or hand-edited file is an error naming the file, never a crash later.
-#include "asset.h"
+#include "asset_data.h"
 
 #include "binary_io.h"
 

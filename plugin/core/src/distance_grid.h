@@ -2,9 +2,9 @@
 // a dense grid, kept only in a narrow band around the surface, sampled by trilinear interpolation.
 #pragma once
 
-#include "progress.h"
 #include "shatter/math.h"
 #include "shatter/mesh.h"
+#include "shatter/progress.h"
 
 #include <array>
 #include <cmath>

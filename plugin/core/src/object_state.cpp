@@ -1,4 +1,5 @@
-// ObjectState construction and fracture application. The queries are in object_state_query.cpp.
+// ObjectState construction (and makeObjectState, its public entry point in shatter/asset.h) and
+// fracture application. The queries are in object_state_query.cpp.
 #include "object_state.h"
 
 #include "shatter/error.h"
@@ -8,6 +9,13 @@
 
 namespace shatter
 {
+
+std::shared_ptr<ObjectState> makeObjectState(std::shared_ptr<const Asset> asset)
+{
+    if (!asset)
+        throw Error("makeObjectState", "needs an asset, got a null pointer");
+    return std::make_shared<ObjectState>(std::move(asset));
+}
 
 ObjectState::ObjectState(std::shared_ptr<const Asset> asset, const ObjectStateSettings& objectSettings)
     : sharedAsset(std::move(asset)), settings(objectSettings)

@@ -5,7 +5,7 @@
 // several threads at once.
 #pragma once
 
-#include "asset.h"
+#include "asset_data.h"
 #include "fracture_result.h"
 #include "fragment_field.h"
 #include "multilevel_grid.h"

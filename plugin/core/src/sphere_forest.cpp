@@ -11,7 +11,7 @@
 // ObjectState checks the result once for the whole state and then calls applyChecked().
 #include "sphere_forest_edit.h"
 
-#include "asset.h"
+#include "asset_data.h"
 #include "crack_geometry.h"
 
 #include <string>

@@ -3,7 +3,7 @@
 // the benchmarks and the demo all drive scenes through it.
 #pragma once
 
-#include "progress.h"
+#include "shatter/progress.h"
 #include "shatter/scenes/scene.h"
 #include "sphere_tree_query.h"
 

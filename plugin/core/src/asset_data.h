@@ -1,9 +1,10 @@
-// Asset: everything precomputed for one input mesh (DESIGN.md §2), immutable after build, cached on
-// disk as a versioned, checksummed binary file and shared by every instance of the object.
+// The definition of Asset, internal to Shatter (the public shatter/asset.h only declares it): everything
+// precomputed for one input mesh (TVCG 2013 §4.1, §4.4, §5.1), immutable after build, cached on disk as a
+// versioned, checksummed binary file and shared by every instance of the object.
 #pragma once
 
 #include "distance_grid.h"
-#include "progress.h"
+#include "shatter/asset.h"
 #include "shatter/mesh.h"
 #include "sphere_tree.h"
 #include "tet_locator.h"
@@ -21,10 +22,12 @@ namespace shatter
 struct Asset
 {
     /// Cache format version; bump whenever the layout or the meaning of a field changes.
-    static constexpr std::uint32_t kFormatVersion = 1;
+    static constexpr std::uint32_t kFormatVersion = kAssetFormatVersion;
 
-    std::string name;             ///< the source mesh's file stem, or the name given to build()
-    std::uint64_t sourceHash = 0; ///< fingerprint of the input mesh and the options it was built with
+    std::string name; ///< the source mesh's file stem, or the name given to buildAsset()
+    /// Content key: hash of the input mesh's bytes (or, built in memory, its arrays), the build
+    /// settings and the format version; never of a path, so a moved or copied mesh keeps its key.
+    std::uint64_t sourceHash = 0;
 
     TriMesh surface;              ///< closed, outward oriented, 2-manifold (cavities face inward)
     TetMesh tetMesh;              ///< conforming tets; nodes [0, surface.vertices.size()) = surface vertices
