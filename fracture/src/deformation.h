@@ -12,6 +12,7 @@
 #pragma once
 
 #include "asset_data.h"
+#include "shatter/fracture/fracture_settings.h"
 #include "shatter/fracture/material.h"
 #include "strain_energy.h"
 
@@ -22,12 +23,6 @@
 
 namespace shatter::fracture
 {
-
-enum class DeformationModel
-{
-    Fem,   ///< quasi-static linear FEM, one sparse Cholesky back-substitution per event
-    Modal, ///< static response of the k lowest elastic modes of K φ = λ M φ
-};
 
 /// Settings of a deformation model; checked by makeDeformation.
 struct DeformationSettings

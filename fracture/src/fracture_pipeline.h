@@ -10,6 +10,7 @@
 #include "fracture_result.h"
 #include "interior_embedding.h"
 #include "object_state.h"
+#include "shatter/fracture/fracture_settings.h"
 #include "shatter/fracture/material.h"
 #include "strain_energy.h"
 #include "tessellation.h"
@@ -23,14 +24,6 @@
 
 namespace shatter::fracture
 {
-
-/// Which metric the CVD measures distances in (CVD §3.2).
-enum class FractureMetric
-{
-    Auto,      ///< Interior for non-convex assets (volume < 0.95 × convex hull volume), else Euclidean
-    Euclidean, ///< warped rest positions
-    Interior,  ///< the interior-distance embedding of the asset (computed once per asset and warp)
-};
 
 /// Settings of the pipeline; checked by FracturePipeline's constructor.
 ///

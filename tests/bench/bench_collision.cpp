@@ -16,8 +16,9 @@
 #include "bullet_world.h"
 #include "test_env.h"
 
-#include "bullet_plugin.h"
 #include "fracturable_shape.h"
+#include "shatter/collision.h"
+#include "shatter/fracturable_body.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>
@@ -28,6 +29,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -88,8 +90,9 @@ Measurement simulate(Variant variant, int steps)
 
     auto config = makeCollisionConfiguration();
     TimingDispatcher dispatcher(config.get());
+    std::optional<CollisionRegistration> registration;
     if (variant == kFracturable)
-        registerCollisionAlgorithms(dispatcher);
+        registration.emplace(dispatcher);
     if (variant == kGImpact)
         btGImpactCollisionAlgorithm::registerAlgorithm(&dispatcher);
     btDbvtBroadphase broadphase;
@@ -177,7 +180,7 @@ Measurement simulate(Variant variant, int steps)
     m.secondsPerStep = dispatcher.seconds / steps;
     if (variant == kFracturable)
     {
-        const CollisionStatistics st = collisionStatistics(dispatcher);
+        const CollisionStatistics st = registration->statistics();
         if (st.pairs > 0)
         {
             m.outputPerPair = double(st.outputContacts) / double(st.pairs);
@@ -190,8 +193,6 @@ Measurement simulate(Variant variant, int steps)
     for (const auto& p : plates)
         world.removeRigidBody(p.get());
     world.removeRigidBody(&ground);
-    if (variant == kFracturable)
-        unregisterCollisionAlgorithms(dispatcher);
     return m;
 }
 

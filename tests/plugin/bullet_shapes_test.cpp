@@ -213,7 +213,7 @@ TEST(Registration, EveryPairTypeInBothTablesButCompound)
     auto config = makeCollisionConfiguration();
     btCollisionDispatcher dispatcher(config.get());
     EXPECT_GE(config->getCollisionAlgorithmPool()->getElementSize(), int(collisionAlgorithmSize()));
-    registerCollisionAlgorithms(dispatcher);
+    auto registration = std::make_unique<CollisionRegistration>(dispatcher);
     // Bullet's tables are protected: look at them through the dispatcher's findAlgorithm instead, with
     // a fracturable shape against one shape of each family, in both orders and both tables.
     std::shared_ptr<ObjectState> state = freshState("brick.obj");
@@ -256,12 +256,31 @@ TEST(Registration, EveryPairTypeInBothTablesButCompound)
     EXPECT_EQ(dynamic_cast<FracturableCollisionAlgorithm*>(fallback), nullptr);
     fallback->~btCollisionAlgorithm();
     dispatcher.freeCollisionAlgorithm(fallback);
-    unregisterCollisionAlgorithms(dispatcher);
 
-    // Bad settings and scaling are errors.
+    // The destructor gives the entries back to Bullet's defaults.
+    registration.reset();
+    {
+        b.setCollisionShape(&sphere);
+        const btCollisionObjectWrapper wa(nullptr, a.getCollisionShape(), &a, a.getWorldTransform(), -1, -1);
+        const btCollisionObjectWrapper wb(nullptr, &sphere, &b, b.getWorldTransform(), -1, -1);
+        for (ebtDispatcherQueryType table : {BT_CONTACT_POINT_ALGORITHMS, BT_CLOSEST_POINT_ALGORITHMS})
+        {
+            btCollisionAlgorithm* algorithm = dispatcher.findAlgorithm(&wb, &wa, nullptr, table);
+            if (!algorithm)
+                continue;
+            EXPECT_EQ(dynamic_cast<FracturableCollisionAlgorithm*>(algorithm), nullptr) << "table " << table;
+            algorithm->~btCollisionAlgorithm();
+            dispatcher.freeCollisionAlgorithm(algorithm);
+        }
+    }
+
+    // Bad settings are caught at registration, and scaling is an error.
     CollisionSettings bad;
     bad.toleranceFraction = 0;
-    EXPECT_THROW(registerCollisionAlgorithms(dispatcher, bad), Error);
+    EXPECT_THROW((CollisionRegistration{dispatcher, bad}), Error);
+    bad = {};
+    bad.shellPoints = 0;
+    EXPECT_THROW((CollisionRegistration{dispatcher, bad}), Error);
     EXPECT_THROW(brick.shape->setLocalScaling(btVector3(2, 2, 2)), Error);
     EXPECT_NO_THROW(brick.shape->setLocalScaling(btVector3(1, 1, 1)));
     EXPECT_THROW(makeFracturableBody(nullptr, 0, Eigen::Isometry3d::Identity()), Error);
@@ -274,7 +293,7 @@ TEST(Registration, WorksWithADefaultSizedConfiguration)
     // allocated outside the pool, and freed correctly by the dispatcher.
     btDefaultCollisionConfiguration config;
     btCollisionDispatcher dispatcher(&config);
-    registerCollisionAlgorithms(dispatcher);
+    CollisionRegistration registration(dispatcher);
     btDbvtBroadphase broadphase;
     btSequentialImpulseConstraintSolver solver;
     btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
@@ -290,7 +309,6 @@ TEST(Registration, WorksWithADefaultSizedConfiguration)
     EXPECT_NEAR(lowestPoint(body), 0, 1e-3);
     world.removeRigidBody(&body);
     world.removeRigidBody(&groundBody);
-    unregisterCollisionAlgorithms(dispatcher);
 }
 
 TEST(Multithreaded, SequentialSchedulerMtWorld)

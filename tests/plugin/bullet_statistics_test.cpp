@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace shatter::test
 {
@@ -27,7 +29,7 @@ struct ModeRun
 ModeRun restPlate(ContactMode mode)
 {
     WorldSettings options;
-    options.collision.mode = mode;
+    options.variants.contacts = mode;
     BulletWorld world(options);
     btRigidBody* ground = world.addGroundPlane();
     btRigidBody* plate = world.addFracturable(freshState("plate.obj"), 0, placement(Vec3(0, 0.01, 0)));
@@ -38,7 +40,7 @@ ModeRun restPlate(ContactMode mode)
         world.step(kDt);
         run.manifoldContacts += world.contacts(plate, ground);
     }
-    run.total = collisionStatistics(world.dispatcher());
+    run.total = world.collision().statistics();
     run.speed = surfaceSpeed(*plate);
     run.lowest = lowestPoint(*plate);
     return run;
@@ -71,7 +73,7 @@ TEST(CollisionStatistics, CountPairsContactsAndCollidingPointsPerMode)
     EXPECT_GE(adaptive.total.outputContacts, 3 * adaptive.total.pairs);
 }
 
-TEST(CollisionStatistics, PerDispatcherResetAndQueriesDoNotCount)
+TEST(CollisionStatistics, PerRegistrationResetAndQueriesDoNotCount)
 {
     BulletWorld a;
     BulletWorld b;
@@ -80,14 +82,14 @@ TEST(CollisionStatistics, PerDispatcherResetAndQueriesDoNotCount)
     b.addGroundPlane();
     for (int s = 0; s < 10; ++s)
         a.step(kDt);
-    const CollisionStatistics counted = collisionStatistics(a.dispatcher());
+    const CollisionStatistics counted = a.collision().statistics();
     EXPECT_EQ(counted.pairs, 10);
     EXPECT_GE(counted.outputContacts, 30);
     EXPECT_GE(counted.collidingPoints, 30);
 
     // The other world has its own counters.
     b.step(kDt);
-    EXPECT_EQ(collisionStatistics(b.dispatcher()).pairs, 0);
+    EXPECT_EQ(b.collision().statistics().pairs, 0);
 
     // contactTest goes through the closest-point table: it reports contacts but does not count.
     struct Count : btCollisionWorld::ContactResultCallback
@@ -102,21 +104,49 @@ TEST(CollisionStatistics, PerDispatcherResetAndQueriesDoNotCount)
     } callback;
     a.world().contactTest(plate, callback);
     EXPECT_GT(callback.points, 0);
-    EXPECT_EQ(collisionStatistics(a.dispatcher()).outputContacts, counted.outputContacts);
+    EXPECT_EQ(a.collision().statistics().outputContacts, counted.outputContacts);
 
-    resetCollisionStatistics(a.dispatcher());
-    const CollisionStatistics zero = collisionStatistics(a.dispatcher());
+    a.collision().resetStatistics();
+    const CollisionStatistics zero = a.collision().statistics();
     EXPECT_EQ(zero.pairs, 0);
     EXPECT_EQ(zero.outputContacts, 0);
     EXPECT_EQ(zero.collidingPoints, 0);
     a.step(kDt);
-    EXPECT_EQ(collisionStatistics(a.dispatcher()).pairs, 1);
+    EXPECT_EQ(a.collision().statistics().pairs, 1);
 
-    // A dispatcher without a registration reports zeros.
-    WorldSettings plain;
-    plain.register_ = false;
-    BulletWorld c(plain);
-    EXPECT_EQ(collisionStatistics(c.dispatcher()).pairs, 0);
+    EXPECT_EQ(a.collision().statistics().failures, 0);
+}
+
+// Nothing throws through Bullet: a pair whose query throws inside the dispatcher (here: an ObjectState
+// whose sphere forest was wiped behind its shape's back, which only in-tree code can do) outputs no
+// contacts, the step completes, and the failure is counted, kept and logged.
+TEST(CollisionStatistics, ACorruptFragmentFailsItsPairNotTheStep)
+{
+    std::vector<std::string> logged;
+    WorldSettings options;
+    options.collision.log = [&](const std::string& message)
+    {
+        logged.push_back(message);
+    };
+    BulletWorld world(options);
+    btRigidBody* ground = world.addGroundPlane();
+    const std::shared_ptr<ObjectState> state = freshState("plate.obj");
+    btRigidBody* plate = world.addFracturable(state, 0, placement(Vec3(0, 0.0, 0)));
+    world.step(kDt);
+    EXPECT_GT(world.contacts(plate, ground), 0);
+    EXPECT_EQ(world.collision().statistics().failures, 0);
+
+    const_cast<SphereForest&>(state->sphereForest()) = SphereForest();
+    ASSERT_NO_THROW(world.step(kDt));
+    const CollisionStatistics st = world.collision().statistics();
+    EXPECT_EQ(st.failures, 1);
+    EXPECT_NE(st.lastError.find("not alive"), std::string::npos) << st.lastError;
+    EXPECT_EQ(world.contacts(plate, ground), 0) << "a failed pair outputs no contacts";
+    ASSERT_EQ(logged.size(), 1u);
+    EXPECT_EQ(logged[0], st.lastError);
+    world.collision().resetStatistics();
+    EXPECT_EQ(world.collision().statistics().failures, 0);
+    EXPECT_TRUE(world.collision().statistics().lastError.empty());
 }
 
 } // namespace

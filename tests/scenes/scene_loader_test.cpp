@@ -178,8 +178,8 @@ TEST(SceneLoader, ParsesEveryField)
     EXPECT_DOUBLE_EQ(s.ground.height, -0.5);
     EXPECT_FALSE(s.fracture.enabled);
     EXPECT_EQ(s.fracture.maxEventsPerStep, 3);
-    EXPECT_EQ(s.fracture.pipeline.deformation.model, fracture::DeformationModel::Modal);
-    EXPECT_EQ(s.fracture.pipeline.metric, fracture::FractureMetric::Euclidean);
+    EXPECT_EQ(s.fracture.deformation, fracture::DeformationModel::Modal);
+    EXPECT_EQ(s.fracture.metric, fracture::FractureMetric::Euclidean);
     ASSERT_EQ(s.objects.size(), 1u);
     const SceneObject& o = s.objects[0];
     EXPECT_FALSE(o.dynamic);

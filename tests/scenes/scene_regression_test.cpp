@@ -9,7 +9,8 @@
 //  - nothing below the ground (the lowest body origin never under it) and a bounded penetration;
 //  - no failed fracture events, and a sphere tree for every fragment body.
 // Timings are not compared: they depend on the machine.
-#include "fracture_system.h"
+#include "object_state.h"
+#include "shatter/fracture_system.h"
 #include "shatter/scenes/scene_world.h"
 
 #include <btBulletDynamicsCommon.h>

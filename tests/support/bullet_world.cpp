@@ -84,7 +84,17 @@ BulletWorld::BulletWorld(const WorldSettings& options)
     if (options.twoFrictionDirections)
         dynamicsWorld->getSolverInfo().m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS;
     if (options.register_)
-        registerCollisionAlgorithms(*collisionDispatcher, options.collision);
+    {
+        registration = std::make_unique<CollisionRegistration>(*collisionDispatcher, options.collision);
+        applyComparisonVariants(*registration, options.variants);
+    }
+}
+
+CollisionRegistration& BulletWorld::collision()
+{
+    if (!registration)
+        throw Error("BulletWorld", "made without a CollisionRegistration");
+    return *registration;
 }
 
 BulletWorld::~BulletWorld()
@@ -92,7 +102,7 @@ BulletWorld::~BulletWorld()
     for (auto& body : bodies)
         dynamicsWorld->removeRigidBody(body.get());
     bodies.clear();
-    unregisterCollisionAlgorithms(*collisionDispatcher);
+    registration.reset();
     dynamicsWorld.reset();
     solver.reset();
     solverPool.reset();
@@ -177,7 +187,8 @@ void BulletWorld::removeBody(btRigidBody* body)
             dynamicsWorld->removeRigidBody(body);
             const btCollisionShape* shape = body->getCollisionShape();
             bodies.erase(bodies.begin() + std::ptrdiff_t(i));
-            forgetShape(*collisionDispatcher, shape);
+            if (registration)
+                registration->forgetShape(shape);
             for (std::size_t k = 0; k < shapes.size(); ++k)
                 if (shapes[k].get() == shape)
                 {

@@ -5,10 +5,13 @@
 // content-keyed cache in the build tree (test::cachedMeshAsset), so each build directory builds them once.
 #pragma once
 
+#include "asset_build.h"
 #include "asset_data.h"
-#include "bullet_plugin.h"
+#include "comparison_variants.h"
 #include "fracturable_shape.h"
 #include "object_state.h"
+#include "shatter/collision.h"
+#include "shatter/fracturable_body.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorldMt.h>
 #include <btBulletDynamicsCommon.h>
@@ -35,13 +38,14 @@ struct WorldSettings
     bool multithreaded =
         false; ///< btCollisionDispatcherMt + btDiscreteDynamicsWorldMt (sequential scheduler)
     CollisionSettings collision;
+    ComparisonVariants variants; ///< contacts and order: the papers' baselines (comparison_variants.h)
     int solverIterations = 10;
     /// SOLVER_USE_2_FRICTION_DIRECTIONS. Bullet's default solves friction along one direction per
     /// contact (the sliding direction, or an arbitrary one at rest), so bodies resting on each other
     /// creep sideways under any small tangential load; stacks want two (docs/user-guide.md). Off by
     /// default: Bullet's default is what a user's world has.
     bool twoFrictionDirections = false;
-    bool register_ = true; ///< call registerCollisionAlgorithms (false: plain Bullet, for baselines)
+    bool register_ = true; ///< make a CollisionRegistration (false: plain Bullet, for baselines)
 };
 
 /// A Bullet world that owns its bodies and shapes; y up, g = 9.81.
@@ -55,6 +59,8 @@ public:
 
     btDiscreteDynamicsWorld& world() { return *dynamicsWorld; }
     btCollisionDispatcher& dispatcher() { return *collisionDispatcher; }
+    /// Shatter's registration with the dispatcher (asserts register_ was set).
+    CollisionRegistration& collision();
 
     /// A static plane y = height.
     btRigidBody* addGroundPlane(Real height = 0);
@@ -85,6 +91,7 @@ private:
     std::unique_ptr<btConstraintSolverPoolMt> solverPool;
     std::unique_ptr<btConstraintSolver> solver;
     std::unique_ptr<btDiscreteDynamicsWorld> dynamicsWorld;
+    std::unique_ptr<CollisionRegistration> registration;
     std::unique_ptr<btTriangleMesh> groundMesh;
     std::vector<std::unique_ptr<btRigidBody>> bodies;
     std::vector<std::unique_ptr<btCollisionShape>> shapes;

@@ -1,6 +1,7 @@
 #include "mesh_loader.h"
 
 #include "mesh_import.h"
+#include "object_state.h"
 #include "shatter/error.h"
 
 #include <chrono>

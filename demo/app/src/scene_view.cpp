@@ -1,6 +1,7 @@
 #include "scene_view.h"
 
 #include "bullet_convert.h"
+#include "object_state.h"
 #include "shatter/scenes/scene_world.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>

@@ -2,8 +2,8 @@
 // transform of its material frame (T·O) and its fragment mesh, or the primitive it is.
 #pragma once
 
-#include "fracture_system.h"
 #include "fragment_mesh.h"
+#include "shatter/fracture_system.h"
 
 #include <Eigen/Geometry>
 

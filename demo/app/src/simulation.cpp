@@ -1,7 +1,7 @@
 #include "simulation.h"
 
-#include "bullet_plugin.h"
 #include "fracturable_shape.h"
+#include "shatter/collision.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 
@@ -146,18 +146,12 @@ void Simulation::applyCollisionSettings()
 {
     if (!current)
         return;
-    auto* dispatcher = dynamic_cast<btCollisionDispatcher*>(current->world().getDispatcher());
-    if (!dispatcher)
-        return;
-    // The same settings SceneWorld registers (scene_world.cpp), with the demo's ε.
-    CollisionSettings settings;
-    settings.mode = current->options().contacts;
-    if (settings.mode == ContactMode::FixedBudget)
-        settings.initialBudget = 8;
+    // The settings SceneWorld registered, with the demo's ε.
+    CollisionSettings settings = current->collision().settings();
     settings.toleranceFraction = double(toleranceFraction);
     try
     {
-        registerCollisionAlgorithms(*dispatcher, settings);
+        current->collision().setSettings(settings);
     }
     catch (const std::exception& e)
     {

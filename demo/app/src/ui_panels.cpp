@@ -193,13 +193,13 @@ void collisionSection(Simulation& sim)
 void fractureSection(Simulation& sim)
 {
     scenes::Scene& scene = sim.editableScene();
-    fracture::PipelineSettings& p = scene.fracture.pipeline;
-    int model = int(p.deformation.model);
+    fracture::FractureSystemSettings& p = scene.fracture;
+    int model = int(p.deformation);
     ImGui::Text("Deformation");
     ImGui::RadioButton("quasi-static FEM", &model, int(fracture::DeformationModel::Fem));
     ImGui::SameLine();
     ImGui::RadioButton("modal", &model, int(fracture::DeformationModel::Modal));
-    p.deformation.model = fracture::DeformationModel(model);
+    p.deformation = fracture::DeformationModel(model);
     int metric = int(p.metric);
     ImGui::Text("Voronoi metric (CVD §3.2)");
     ImGui::RadioButton("auto", &metric, int(fracture::FractureMetric::Auto));

@@ -120,9 +120,9 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
     {
         const std::string model = v->string();
         if (model == "fem")
-            s.pipeline.deformation.model = fracture::DeformationModel::Fem;
+            s.deformation = fracture::DeformationModel::Fem;
         else if (model == "modal")
-            s.pipeline.deformation.model = fracture::DeformationModel::Modal;
+            s.deformation = fracture::DeformationModel::Modal;
         else
             v->fail("unknown deformation model \"" + model + "\" (expected fem or modal)");
     }
@@ -130,11 +130,11 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
     {
         const std::string metric = v->string();
         if (metric == "auto")
-            s.pipeline.metric = fracture::FractureMetric::Auto;
+            s.metric = fracture::FractureMetric::Auto;
         else if (metric == "euclidean")
-            s.pipeline.metric = fracture::FractureMetric::Euclidean;
+            s.metric = fracture::FractureMetric::Euclidean;
         else if (metric == "interior")
-            s.pipeline.metric = fracture::FractureMetric::Interior;
+            s.metric = fracture::FractureMetric::Interior;
         else
             v->fail("unknown metric \"" + metric + "\" (expected auto, euclidean or interior)");
     }

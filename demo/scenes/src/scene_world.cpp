@@ -1,10 +1,10 @@
 // SceneWorld: a Scene running in a Bullet world (DESIGN.md §6, STYLE.md items 7-9).
 //
 // The world is Bullet's own btDiscreteDynamicsWorld set up as a user would: a collision configuration
-// sized for Shatter's algorithm, registerCollisionAlgorithms on the dispatcher (and GImpact's for the
+// sized for Shatter's algorithm, a CollisionRegistration on the dispatcher (and GImpact's for the
 // GImpact baseline), a DBVT broad phase, the sequential-impulse solver, y up. Objects go through a
-// FractureSystem, whose FragmentShapeKind picks Shatter's FracturableShape or one of the baselines, so
-// that all three collision modes see the same scene and the same kind of fracture events.
+// FractureSystem, whose comparison variant FragmentShapeKind picks Shatter's FracturableShape or one of the
+// baselines, so that all three collision modes see the same scene and the same kind of fracture events.
 //
 // One step() is one internal Bullet step of the scene's time step. Scripted events due in the step are
 // applied first; spawning (asset loading, the fracture pipeline's per-asset preparation) is scene
@@ -20,8 +20,12 @@
 
 #include "scene_assets.h"
 
-#include "bullet_plugin.h"
+#include "object_state.h"
+
+#include "comparison_variants.h"
+#include "shatter/collision.h"
 #include "shatter/error.h"
+#include "shatter/fracture_system.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 
@@ -65,10 +69,19 @@ struct Hash
 CollisionSettings collisionSettings(const RunSettings& options)
 {
     CollisionSettings s;
-    s.mode = options.contacts;
     if (options.contacts == ContactMode::FixedBudget)
         s.initialBudget = 8;
     return s;
+}
+
+// The run's comparison variants (shatter_run flags, demo panel).
+ComparisonVariants variants(const RunSettings& options)
+{
+    ComparisonVariants v;
+    v.contacts = options.contacts;
+    v.restructure = options.restructure;
+    v.shapes = options.collision;
+    return v;
 }
 
 } // namespace
@@ -102,9 +115,8 @@ void SceneWorld::Impl::build()
 
     configuration = makeCollisionConfiguration();
     dispatcher = std::make_unique<btCollisionDispatcher>(configuration.get());
-    registerCollisionAlgorithms(*dispatcher, collisionSettings(options));
-    if (options.collision == fracture::FragmentShapeKind::GImpact)
-        btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher.get());
+    registration = std::make_unique<CollisionRegistration>(*dispatcher, collisionSettings(options));
+    applyComparisonVariants(*registration, variants(options));
     broadphase = std::make_unique<btDbvtBroadphase>();
     solver = std::make_unique<btSequentialImpulseConstraintSolver>();
     world =
@@ -113,12 +125,11 @@ void SceneWorld::Impl::build()
     world->getSolverInfo().m_numIterations = scene.solverIterations;
 
     fracture::FractureSystemSettings settings = scene.fracture;
-    settings.shapes = options.collision;
     settings.seed = options.seed;
-    settings.objectState.restructure = options.restructure;
     settings.enabled = settings.enabled && options.fracture;
     settings.installCallback = false; // ours times it (tickCallback)
-    system = std::make_unique<fracture::FractureSystem>(*world, settings);
+    system = std::make_unique<fracture::FractureSystem>(*world, *registration, settings);
+    applyComparisonVariants(*system, variants(options)); // registers GImpact's algorithm for its baseline
     world->setInternalTickCallback(tickCallback, this, false);
 
     addGround();
@@ -145,8 +156,7 @@ void SceneWorld::Impl::teardown()
     if (ground && world)
         world->removeRigidBody(ground.get());
     ground.reset();
-    if (dispatcher)
-        unregisterCollisionAlgorithms(*dispatcher);
+    registration.reset();
     world.reset();
     solver.reset();
     broadphase.reset();
@@ -191,7 +201,7 @@ const StepStats& SceneWorld::step()
     const double dt = s.scene.timeStep;
     stats.time = (s.steps + 1) * dt;
 
-    resetCollisionStatistics(*s.dispatcher);
+    s.registration->resetStatistics();
     s.applyDueEvents(stats.time, stats);
     const double scriptedFractureMs = stats.fractureMs + stats.updateMs;
     s.tickMs = 0;
@@ -210,7 +220,7 @@ const StepStats& SceneWorld::step()
     stats.outputContacts = counts.contacts;
     stats.bodyPairs = counts.pairs;
     stats.maxPenetration = counts.maxPenetration;
-    stats.collidingPoints = collisionStatistics(*s.dispatcher).collidingPoints;
+    stats.collidingPoints = s.registration->statistics().collidingPoints;
     stats.fractureEvents += f.events;
     stats.failedEvents = f.failedEvents;
     stats.bodylessFragments = f.bodylessFragments;
@@ -288,6 +298,11 @@ std::string SceneWorld::stateHash() const
 btDiscreteDynamicsWorld& SceneWorld::world()
 {
     return *impl->world;
+}
+
+CollisionRegistration& SceneWorld::collision()
+{
+    return *impl->registration;
 }
 
 fracture::FractureSystem& SceneWorld::fracture()

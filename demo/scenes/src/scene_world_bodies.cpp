@@ -137,8 +137,8 @@ void SceneWorld::Impl::applyImpulse(const SceneEvent& e, StepStats& stats)
         if (event)
         {
             stats.fractureEvents += 1;
-            stats.updateMs += event->stats.updateMs;
-            stats.fractureMs += event->stats.totalMs - event->stats.updateMs;
+            stats.updateMs += event->updateMs;
+            stats.fractureMs += event->fractureMs;
             body = nearest();
         }
     }

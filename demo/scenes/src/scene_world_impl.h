@@ -2,6 +2,7 @@
 // scene_world_bodies.cpp (the ground, objects, balls and scripted events).
 #pragma once
 
+#include "shatter/collision.h"
 #include "shatter/scenes/scene_world.h"
 
 #include "timed_world.h"
@@ -65,6 +66,7 @@ struct SceneWorld::Impl
     RunSettings options;
     std::unique_ptr<btDefaultCollisionConfiguration> configuration;
     std::unique_ptr<btCollisionDispatcher> dispatcher;
+    std::unique_ptr<CollisionRegistration> registration; // before the dispatcher goes
     std::unique_ptr<btBroadphaseInterface> broadphase;
     std::unique_ptr<btSequentialImpulseConstraintSolver> solver;
     std::unique_ptr<TimedWorld> world;

@@ -1,5 +1,5 @@
 // Conversions between Shatter's double-precision Eigen types and Bullet's btScalar types. Internal
-// geometry is always Real = double (DESIGN.md §1); these are the only places where a value crosses to
+// geometry is always Real = double; these are the only places where a value crosses to
 // btScalar, so the plugin compiles against Bullet built in float (Debian's default) or in double.
 #pragma once
 

@@ -1,15 +1,16 @@
-// registerCollisionAlgorithms and makeCollisionConfiguration (bullet_plugin.h).
+// CollisionRegistration and makeCollisionConfiguration (shatter/collision.h), and the comparison
+// variants of the narrow phase (comparison_variants.h).
 //
 // Ownership. Bullet's dispatcher keeps raw pointers to create functions and needs them for as long as
-// it lives, and Bullet has no hook to tell us when it dies. GImpact answers with function-level statics,
-// which would make the settings global. Here each registration (its create functions, settings and the
-// cache of the other shapes' fields) is kept in a small table keyed by the dispatcher, so settings stay
-// per dispatcher; unregisterCollisionAlgorithms frees it, and anything left is freed at exit. Algorithms
-// hold the shared context themselves, so a re-registration never pulls it from under a live pair.
-#include "bullet_plugin.h"
-
+// they are registered, and Bullet has no hook to tell us when it dies. The registration object owns
+// its create functions and takes them out of the dispatcher in its destructor, so their lifetime is the
+// user's RAII object, not a global table. The create functions hold the shared context (settings,
+// variants, the other shapes' fields, the counters) and hand it to every algorithm they create, so a
+// pair still alive after the registration (or after a change of variants) keeps what it reads.
 #include "fracturable_collision_algorithm.h"
+#include "internal_access.h"
 #include "shape_field.h"
+#include "shatter/collision.h"
 #include "shatter/error.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
@@ -18,8 +19,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <vector>
 
 namespace shatter
@@ -27,20 +26,6 @@ namespace shatter
 
 namespace
 {
-
-struct Registration
-{
-    std::shared_ptr<const CollisionContext> context;
-    // Two per table entry we own (contact points, closest points); indexed [table][other type][order].
-    std::vector<std::unique_ptr<FracturableCollisionAlgorithm::CreateFunc>> createFuncs;
-};
-
-std::mutex registryMutex;
-std::map<const btCollisionDispatcher*, std::unique_ptr<Registration>>& registry()
-{
-    static std::map<const btCollisionDispatcher*, std::unique_ptr<Registration>> table;
-    return table;
-}
 
 void checkSettings(const CollisionSettings& s)
 {
@@ -52,12 +37,19 @@ void checkSettings(const CollisionSettings& s)
         throw Error("CollisionSettings::maxContactsPerPair", "must be at least initialBudget");
     if (s.candidateFactor < 1 || s.candidateFactor > 64)
         throw Error("CollisionSettings::candidateFactor", "must be in [1, 64]");
-    if (s.mode != ContactMode::Adaptive && s.mode != ContactMode::Full && s.mode != ContactMode::FixedBudget)
-        throw Error("CollisionSettings::mode", "unknown contact mode");
-    if (s.order != TraversalOrder::MaxDistance && s.order != TraversalOrder::BreadthFirst)
-        throw Error("CollisionSettings::order", "unknown traversal order");
+    // ShapeFieldCache checks meshThickness and shellPoints.
 }
 
+void checkVariants(const ComparisonVariants& v)
+{
+    if (v.contacts != ContactMode::Adaptive && v.contacts != ContactMode::Full &&
+        v.contacts != ContactMode::FixedBudget)
+        throw Error("ComparisonVariants::contacts", "unknown contact mode");
+    if (v.order != TraversalOrder::MaxDistance && v.order != TraversalOrder::BreadthFirst)
+        throw Error("ComparisonVariants::order", "unknown traversal order");
+}
+
+// Compounds are left to Bullet's compound algorithm, which reaches our entries child by child.
 bool ours(int type)
 {
     return type != COMPOUND_SHAPE_PROXYTYPE;
@@ -65,109 +57,188 @@ bool ours(int type)
 
 } // namespace
 
-void registerCollisionAlgorithms(btCollisionDispatcher& dispatcher, const CollisionSettings& settings)
+struct CollisionRegistration::Impl
 {
-    checkSettings(settings);
-    btCollisionConfiguration* config = dispatcher.getCollisionConfiguration();
-    if (!config)
-        throw Error("registerCollisionAlgorithms", "the dispatcher has no collision configuration");
+    btCollisionDispatcher* dispatcher = nullptr;
+    std::shared_ptr<const CollisionContext> context;
+    // Two per table entry we own (contact points, closest points).
+    std::vector<std::unique_ptr<FracturableCollisionAlgorithm::CreateFunc>> createFuncs;
 
-    auto context = std::make_shared<CollisionContext>();
-    context->settings = settings;
-    context->fields = std::make_shared<ShapeFieldCache>(settings.otherShapes);
+    // Puts create functions carrying `next` into the dispatcher's entries; the old ones are freed only
+    // after their entries were overwritten.
+    void install(std::shared_ptr<const CollisionContext> next)
     {
-        // A re-registration keeps counting into the same statistics.
-        const std::lock_guard<std::mutex> lock(registryMutex);
-        const auto it = registry().find(&dispatcher);
-        context->counters =
-            it != registry().end() ? it->second->context->counters : std::make_shared<CollisionCounters>();
+        btCollisionConfiguration* config = dispatcher->getCollisionConfiguration();
+        const int poolElementSize =
+            config->getCollisionAlgorithmPool() ? config->getCollisionAlgorithmPool()->getElementSize() : 0;
+        std::vector<std::unique_ptr<FracturableCollisionAlgorithm::CreateFunc>> made;
+        constexpr int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
+        for (int closest = 0; closest < 2; ++closest)
+            for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
+            {
+                if (!ours(type))
+                    continue;
+                for (int order = 0; order < 2; ++order)
+                {
+                    if (type == custom && order == 1)
+                        continue; // (CUSTOM, CUSTOM) is one entry
+                    const int t0 = order == 0 ? type : custom;
+                    const int t1 = order == 0 ? custom : type;
+                    auto f = std::make_unique<FracturableCollisionAlgorithm::CreateFunc>();
+                    f->context = next;
+                    f->closestPoints = closest != 0;
+                    f->poolElementSize = poolElementSize;
+                    f->fallback = closest ? config->getClosestPointsAlgorithmCreateFunc(t0, t1)
+                                          : config->getCollisionAlgorithmCreateFunc(t0, t1);
+                    made.push_back(std::move(f));
+                }
+            }
+        // Everything that can throw (allocation) is done; now the dispatcher's entries.
+        std::size_t i = 0;
+        for (int closest = 0; closest < 2; ++closest)
+            for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
+            {
+                if (!ours(type))
+                    continue;
+                for (int order = 0; order < 2; ++order)
+                {
+                    if (type == custom && order == 1)
+                        continue;
+                    const int t0 = order == 0 ? type : custom;
+                    const int t1 = order == 0 ? custom : type;
+                    if (closest)
+                        dispatcher->registerClosestPointsCreateFunc(t0, t1, made[i++].get());
+                    else
+                        dispatcher->registerCollisionCreateFunc(t0, t1, made[i++].get());
+                }
+            }
+        createFuncs = std::move(made);
+        context = std::move(next);
     }
 
-    auto registration = std::make_unique<Registration>();
-    registration->context = context;
-    const int poolElementSize =
-        config->getCollisionAlgorithmPool() ? config->getCollisionAlgorithmPool()->getElementSize() : 0;
-    constexpr int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
-    for (int closest = 0; closest < 2; ++closest)
+    void uninstall() noexcept
+    {
+        btCollisionConfiguration* config = dispatcher->getCollisionConfiguration();
+        constexpr int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
         for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
         {
             if (!ours(type))
                 continue;
-            for (int order = 0; order < 2; ++order)
-            {
-                if (type == custom && order == 1)
-                    continue; // (CUSTOM, CUSTOM) is one entry
-                const int t0 = order == 0 ? type : custom;
-                const int t1 = order == 0 ? custom : type;
-                auto f = std::make_unique<FracturableCollisionAlgorithm::CreateFunc>();
-                f->context = context;
-                f->closestPoints = closest != 0;
-                f->poolElementSize = poolElementSize;
-                f->fallback = closest ? config->getClosestPointsAlgorithmCreateFunc(t0, t1)
-                                      : config->getCollisionAlgorithmCreateFunc(t0, t1);
-                if (closest)
-                    dispatcher.registerClosestPointsCreateFunc(t0, t1, f.get());
-                else
-                    dispatcher.registerCollisionCreateFunc(t0, t1, f.get());
-                registration->createFuncs.push_back(std::move(f));
-            }
+            dispatcher->registerCollisionCreateFunc(type, custom,
+                                                    config->getCollisionAlgorithmCreateFunc(type, custom));
+            dispatcher->registerCollisionCreateFunc(custom, type,
+                                                    config->getCollisionAlgorithmCreateFunc(custom, type));
+            dispatcher->registerClosestPointsCreateFunc(
+                type, custom, config->getClosestPointsAlgorithmCreateFunc(type, custom));
+            dispatcher->registerClosestPointsCreateFunc(
+                custom, type, config->getClosestPointsAlgorithmCreateFunc(custom, type));
         }
-
-    // The previous registration (if any) is freed only after its entries were overwritten above.
-    const std::lock_guard<std::mutex> lock(registryMutex);
-    registry()[&dispatcher] = std::move(registration);
-}
-
-void unregisterCollisionAlgorithms(btCollisionDispatcher& dispatcher)
-{
-    btCollisionConfiguration* config = dispatcher.getCollisionConfiguration();
-    constexpr int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
-    for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
-    {
-        if (!ours(type))
-            continue;
-        dispatcher.registerCollisionCreateFunc(type, custom,
-                                               config->getCollisionAlgorithmCreateFunc(type, custom));
-        dispatcher.registerCollisionCreateFunc(custom, type,
-                                               config->getCollisionAlgorithmCreateFunc(custom, type));
-        dispatcher.registerClosestPointsCreateFunc(type, custom,
-                                                   config->getClosestPointsAlgorithmCreateFunc(type, custom));
-        dispatcher.registerClosestPointsCreateFunc(custom, type,
-                                                   config->getClosestPointsAlgorithmCreateFunc(custom, type));
+        createFuncs.clear();
     }
-    const std::lock_guard<std::mutex> lock(registryMutex);
-    registry().erase(&dispatcher);
+};
+
+CollisionRegistration::CollisionRegistration(btCollisionDispatcher& dispatcher,
+                                             const CollisionSettings& settings)
+    : impl(std::make_unique<Impl>())
+{
+    checkSettings(settings);
+    if (!dispatcher.getCollisionConfiguration())
+        throw Error("CollisionRegistration", "the dispatcher has no collision configuration");
+    auto context = std::make_shared<CollisionContext>();
+    context->settings = settings;
+    context->fields = std::make_shared<ShapeFieldCache>(
+        ShapeFieldSettings{.meshThickness = settings.meshThickness, .shellPoints = settings.shellPoints});
+    context->counters = std::make_shared<CollisionCounters>();
+    impl->dispatcher = &dispatcher;
+    impl->install(std::move(context));
 }
 
-void forgetShape(btCollisionDispatcher& dispatcher, const btCollisionShape* shape)
+CollisionRegistration::~CollisionRegistration()
 {
-    const std::lock_guard<std::mutex> lock(registryMutex);
-    const auto it = registry().find(&dispatcher);
-    if (it != registry().end())
-        it->second->context->fields->forget(shape);
+    impl->uninstall();
 }
 
-CollisionStatistics collisionStatistics(const btCollisionDispatcher& dispatcher)
+void CollisionRegistration::setSettings(const CollisionSettings& settings)
 {
-    const std::lock_guard<std::mutex> lock(registryMutex);
-    const auto it = registry().find(&dispatcher);
-    if (it == registry().end())
-        return {};
-    const CollisionCounters& c = *it->second->context->counters;
-    return {c.outputContacts.load(std::memory_order_relaxed),
-            c.collidingPoints.load(std::memory_order_relaxed), c.pairs.load(std::memory_order_relaxed)};
+    checkSettings(settings);
+    const CollisionContext& current = *impl->context;
+    auto next = std::make_shared<CollisionContext>(
+        CollisionContext{settings, current.mode, current.order, current.fields, current.counters});
+    const ShapeFieldSettings& fields = current.fields->settings();
+    if (!(fields.meshThickness == settings.meshThickness) || fields.shellPoints != settings.shellPoints)
+        next->fields = std::make_shared<ShapeFieldCache>(
+            ShapeFieldSettings{.meshThickness = settings.meshThickness, .shellPoints = settings.shellPoints});
+    impl->install(std::move(next));
 }
 
-void resetCollisionStatistics(btCollisionDispatcher& dispatcher)
+btCollisionDispatcher& CollisionRegistration::dispatcher() const
 {
-    const std::lock_guard<std::mutex> lock(registryMutex);
-    const auto it = registry().find(&dispatcher);
-    if (it == registry().end())
-        return;
-    CollisionCounters& c = *it->second->context->counters;
+    return *impl->dispatcher;
+}
+
+const CollisionSettings& CollisionRegistration::settings() const
+{
+    return impl->context->settings;
+}
+
+CollisionStatistics CollisionRegistration::statistics() const
+{
+    CollisionCounters& c = *impl->context->counters;
+    CollisionStatistics out;
+    out.outputContacts = c.outputContacts.load(std::memory_order_relaxed);
+    out.collidingPoints = c.collidingPoints.load(std::memory_order_relaxed);
+    out.pairs = c.pairs.load(std::memory_order_relaxed);
+    out.failures = c.failures.load(std::memory_order_relaxed);
+    const std::lock_guard<std::mutex> lock(c.errorMutex);
+    out.lastError = c.lastError;
+    return out;
+}
+
+void CollisionRegistration::resetStatistics()
+{
+    CollisionCounters& c = *impl->context->counters;
     c.outputContacts.store(0, std::memory_order_relaxed);
     c.collidingPoints.store(0, std::memory_order_relaxed);
     c.pairs.store(0, std::memory_order_relaxed);
+    c.failures.store(0, std::memory_order_relaxed);
+    const std::lock_guard<std::mutex> lock(c.errorMutex);
+    c.lastError.clear();
+}
+
+void CollisionRegistration::forgetShape(const btCollisionShape* shape)
+{
+    impl->context->fields->forget(shape);
+}
+
+void detail::InternalAccess::apply(CollisionRegistration& registration, const ComparisonVariants& variants)
+{
+    checkVariants(variants);
+    const CollisionContext& current = *registration.impl->context;
+    auto next = std::make_shared<CollisionContext>();
+    next->settings = current.settings;
+    next->mode = variants.contacts;
+    next->order = variants.order;
+    next->fields = current.fields;     // the other shapes' fields do not depend on the variants
+    next->counters = current.counters; // a change of variants keeps counting into the same statistics
+    registration.impl->install(std::move(next));
+}
+
+ComparisonVariants detail::InternalAccess::variants(const CollisionRegistration& registration)
+{
+    ComparisonVariants v;
+    v.contacts = registration.impl->context->mode;
+    v.order = registration.impl->context->order;
+    return v;
+}
+
+void applyComparisonVariants(CollisionRegistration& registration, const ComparisonVariants& variants)
+{
+    detail::InternalAccess::apply(registration, variants);
+}
+
+ComparisonVariants comparisonVariants(const CollisionRegistration& registration)
+{
+    return detail::InternalAccess::variants(registration);
 }
 
 std::size_t collisionAlgorithmSize()

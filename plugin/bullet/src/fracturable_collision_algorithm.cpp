@@ -6,7 +6,7 @@
 // through FragmentFieldView) or a non-fracturable shape (ShapeField: an analytic, GJK or BVH distance,
 // and a point shell as its "sphere tree"; a static plane has no shell, so only one direction runs).
 // Sibling fragments of one object are just two fragments of the same ObjectState. Queries run in the
-// field owner's frame: a point of A goes to B's frame by (T_B·O_B)⁻¹(T_A·O_A) (DESIGN.md §2), O being
+// field owner's frame: a point of A goes to B's frame by (T_B·O_B)⁻¹(T_A·O_A), O being
 // the material → body offset of a fragment and the identity for other shapes; T comes from the
 // wrappers, which hold a compound child's shape and world transform when Bullet's compound algorithm
 // recursed to us.
@@ -55,7 +55,7 @@
 // the band is the caller's m_closestPointDistanceThreshold.
 //
 // Manifolds and warm starting. A btPersistentManifold holds four points and, when full, replaces one
-// by area (reference/bullet_integration.md §4), which would drop contacts and churn the solver's warm
+// by area, which would drop contacts and churn the solver's warm
 // start. So each contact goes to a fixed manifold, chosen by its identity — the sphere-tree point id
 // and the side it belongs to, stored in m_index0/m_index1 (the other index is -1; m_partId of the
 // fragment side is its fragment id) — and stays there while it persists; new points fill manifolds
@@ -67,12 +67,12 @@
 // the user's contact-added callback as Bullet sets them), then copied into its manifold with
 // replaceContactPoint, which keeps the old point's impulses, or addManifoldPoint. The staging manifold
 // always holds one point, so Bullet's contact-started/ended callbacks see only the real manifolds. Then
-// refreshContactPoints runs on every manifold (bullet3 #68), and trailing empty manifolds are released.
-// All of them are returned by getAllContactManifolds and released in the destructor.
+// refreshContactPoints runs on every manifold (Bullet leaves that to each algorithm), and trailing empty
+// manifolds are released. All of them are returned by getAllContactManifolds and released in the destructor.
 //
 // Statistics. Each simulation pair adds its colliding points (within ε, before selection), its output
-// contacts and whether it output any to the registration's counters (relaxed atomics; bullet_plugin.h
-// CollisionStatistics, TVCG Table 2).
+// contacts and whether it output any to the registration's counters (relaxed atomics; CollisionStatistics,
+// TVCG Table 2). A pair whose query throws (corrupt data) outputs nothing that step and counts a failure.
 //
 // Re-entrancy. Per-pair state lives in the algorithm object (Bullet runs one pair on one thread), the
 // query scratch and contact buffers are thread_local, shapes, ObjectStates and ShapeFields are only
@@ -367,6 +367,50 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
                                                      const btDispatcherInfo& dispatchInfo,
                                                      btManifoldResult* resultOut)
 {
+    // Bullet is not exception-safe: an exception unwinding through the dispatcher would leave the
+    // world half stepped. Nothing is expected to throw here (settings and shapes were checked at
+    // registration and construction), so a throw means corrupt data: drop the pair's contacts for
+    // this step and report it.
+    try
+    {
+        collide(body0Wrap, body1Wrap, dispatchInfo, resultOut);
+    }
+    catch (const std::exception& e)
+    {
+        fail(e.what());
+    }
+    catch (...)
+    {
+        fail("unknown exception in the narrow phase");
+    }
+}
+
+void FracturableCollisionAlgorithm::fail(const char* message) noexcept
+{
+    for (int i = 0; i < m_manifolds.size(); ++i)
+        m_manifolds[i]->clearManifold();
+    m_routes.clear();
+    CollisionCounters& counters = *m_context->counters;
+    counters.failures.fetch_add(1, std::memory_order_relaxed);
+    try
+    {
+        {
+            const std::lock_guard<std::mutex> lock(counters.errorMutex);
+            counters.lastError = message;
+        }
+        if (m_context->settings.log)
+            m_context->settings.log(message);
+    }
+    catch (...)
+    {
+        // A failing log (or an allocation failure for the message) must not throw through Bullet either.
+    }
+}
+
+void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body0Wrap,
+                                            const btCollisionObjectWrapper* body1Wrap,
+                                            const btDispatcherInfo& dispatchInfo, btManifoldResult* resultOut)
+{
     const btCollisionObject* objects[2] = {body0Wrap->getCollisionObject(), body1Wrap->getCollisionObject()};
     if (m_manifolds.size() == 0) // always leave a manifold set: btBridgedManifoldResult dereferences it
     {
@@ -411,12 +455,12 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         if (!std::isfinite(radius))
             radius = std::isfinite(sides[0].radius) ? sides[0].radius : sides[1].radius;
         QuerySettings options;
-        options.mode = settings.mode;
-        options.order = settings.order;
+        options.mode = m_context->mode;
+        options.order = m_context->order;
         options.tolerance = settings.toleranceFraction * radius;
         if (m_closestPoints)
             options.tolerance = std::max(options.tolerance, Real(resultOut->m_closestPointDistanceThreshold));
-        else if (settings.speculativeContacts && settings.mode != ContactMode::Full)
+        else if (settings.speculativeContacts && m_context->mode != ContactMode::Full)
         {
             const Real approach = approachBound(wraps, sides, Real(dispatchInfo.m_timeStep));
             if (std::isfinite(approach))
@@ -429,7 +473,7 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         const int first = m_kind[0] == kFracturable ? 0 : 1;
         const int second = 1 - first;
         const Index m = m_budget;
-        if (settings.mode == ContactMode::Full)
+        if (m_context->mode == ContactMode::Full)
         {
             Index b = m;
             collidingPoints += runDirection(sides, first, options, b, false, s).collidingPoints;
@@ -438,7 +482,7 @@ void FracturableCollisionAlgorithm::processCollision(const btCollisionObjectWrap
         }
         else
         {
-            const bool adaptive = settings.mode == ContactMode::Adaptive;
+            const bool adaptive = m_context->mode == ContactMode::Adaptive;
             // Adaptive collects candidateFactor × m candidates plus at most maxContactsPerPair deep (or
             // speculative) ones per direction; FixedBudget is Algorithm 1's first m.
             const Index wanted = adaptive ? m * settings.candidateFactor : m;

@@ -1,19 +1,23 @@
 // FracturableCollisionAlgorithm: Bullet's per-pair narrow phase for pairs with at least one
-// FracturableShape (DESIGN.md §4). Bullet creates one when the broad phase reports the pair and keeps it
+// FracturableShape. Bullet creates one when the broad phase reports the pair and keeps it
 // while the pair's boxes overlap, so it is where the pair's state lives: the self-adapting contact
 // budget m (TVCG §5.2) and the manifolds. The why of the implementation is in the comment at the top of
-// fracturable_collision_algorithm.cpp. Users only need registerCollisionAlgorithms (bullet_plugin.h).
+// fracturable_collision_algorithm.cpp. Users only need CollisionRegistration (shatter/collision.h).
 #pragma once
 
-#include "bullet_plugin.h"
+#include "shatter/collision.h"
+#include "sphere_tree_query.h"
 
 #include <BulletCollision/CollisionDispatch/btActivatingCollisionAlgorithm.h>
 #include <BulletCollision/CollisionDispatch/btCollisionCreateFunc.h>
 #include <LinearMath/btAlignedObjectArray.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 namespace shatter
@@ -29,22 +33,31 @@ struct PairScratch; // per-thread buffers of the narrow phase
 } // namespace detail
 
 /// The counters behind CollisionStatistics: relaxed atomics, since pairs may run on several threads
-/// and only the totals matter.
+/// and only the totals matter; the failure message under a mutex (failures are rare).
 struct CollisionCounters
 {
     std::atomic<long> outputContacts{0};
     std::atomic<long> collidingPoints{0};
     std::atomic<long> pairs{0};
+    std::atomic<long> failures{0};
+    std::mutex errorMutex;
+    std::string lastError; // guarded by errorMutex
 };
 
-/// What every algorithm of one registration shares: the settings, the other shapes' fields and the
-/// statistics counters (the only shared state a pair writes).
+/// What every algorithm of one registration shares: the settings (checked once, at registration), the
+/// comparison variants, the other shapes' fields and the statistics counters (the only shared state a
+/// pair writes). Immutable once registered: a change of variants makes a new context.
 struct CollisionContext
 {
     CollisionSettings settings;
+    ContactMode mode = ContactMode::Adaptive;
+    TraversalOrder order = TraversalOrder::MaxDistance;
     std::shared_ptr<ShapeFieldCache> fields;
     std::shared_ptr<CollisionCounters> counters;
 };
+
+/// Bytes of one FracturableCollisionAlgorithm (for m_customCollisionAlgorithmMaxElementSize).
+std::size_t collisionAlgorithmSize();
 
 /// The narrow phase of one pair; see the file comment.
 class FracturableCollisionAlgorithm : public btActivatingCollisionAlgorithm
@@ -58,6 +71,8 @@ public:
                                   std::shared_ptr<const CollisionContext> context, bool closestPoints);
     ~FracturableCollisionAlgorithm() override;
 
+    /// Never throws (Bullet is not exception-safe): a failure empties the pair's manifolds for this step
+    /// and is counted in the registration's statistics.
     void processCollision(const btCollisionObjectWrapper* body0Wrap,
                           const btCollisionObjectWrapper* body1Wrap, const btDispatcherInfo& dispatchInfo,
                           btManifoldResult* resultOut) override;
@@ -88,6 +103,12 @@ public:
     };
 
 private:
+    /// processCollision's work; may throw.
+    void collide(const btCollisionObjectWrapper* body0Wrap, const btCollisionObjectWrapper* body1Wrap,
+                 const btDispatcherInfo& dispatchInfo, btManifoldResult* resultOut);
+    /// Counts and reports a failure of collide(), and leaves the pair without contacts.
+    void fail(const char* message) noexcept;
+
     /// Where each contact went last step: key = point id · 2 + owner side, slot = manifold index.
     struct Route
     {

@@ -1,8 +1,8 @@
-// FracturableShape and makeFracturableBody (fracturable_shape.h): the fragment as Bullet's concave
-// shape. Everything is computed once in the constructor — the principal frame, the body-frame surface,
-// the tight box and the triangle BVH — because Bullet calls getAabb for every active body every step
-// and may call processAllTriangles from several threads (reference/bullet_integration.md §8): no lazy
-// caches, no mutation after construction.
+// FracturableShape (fracturable_shape.h) and makeFracturableBody (shatter/fracturable_body.h): the fragment
+// as Bullet's concave shape. Everything is computed once in the constructor — the principal frame, the
+// body-frame surface, the tight box and the triangle BVH — because Bullet calls getAabb for every active body
+// every step and may call processAllTriangles from several threads (btCollisionDispatcherMt): no lazy caches,
+// no mutation after construction.
 #include "fracturable_shape.h"
 
 #include "bullet_convert.h"
@@ -206,14 +206,15 @@ FracturableBody makeFracturableBody(std::shared_ptr<ObjectState> state, Fragment
     const std::string source = state->asset().name + " fragment " + std::to_string(fragment);
 
     FracturableBody body;
-    body.massProperties = computeMassProperties(mesh->surface, settings.density, source);
-    body.shape = std::make_unique<FracturableShape>(std::move(state), fragment, body.massProperties);
-    body.materialToBody = body.shape->materialToBody();
+    const MassProperties massProperties = computeMassProperties(mesh->surface, settings.density, source);
+    auto shape = std::make_unique<FracturableShape>(std::move(state), fragment, massProperties);
+    body.materialToBody = shape->materialToBody();
     if (settings.dynamic)
     {
-        body.mass = btScalar(body.massProperties.mass);
-        body.shape->calculateLocalInertia(body.mass, body.localInertia);
+        body.mass = btScalar(massProperties.mass);
+        shape->calculateLocalInertia(body.mass, body.localInertia);
     }
+    body.shape = std::move(shape);
     // T·O = placement, so T = placement · O⁻¹.
     body.worldTransform = toBullet(Eigen::Isometry3d(materialToWorld * body.materialToBody.inverse()));
     return body;

@@ -1,11 +1,12 @@
-// FracturableShape: what Bullet sees of one fragment (DESIGN.md §2, §4). It derives from btConcaveShape
+// FracturableShape: what Bullet sees of one fragment (internal; programs get it through
+// makeFracturableBody, shatter/fracturable_body.h, or FractureSystem). It derives from btConcaveShape
 // with the shape type CUSTOM_CONCAVE_SHAPE_TYPE, so that Bullet's ray tests, convex sweeps and debug
 // drawing walk the fragment's surface triangles through processAllTriangles, while contacts come from
 // FracturableCollisionAlgorithm (TVCG Algorithm 1 over the ObjectState) — which must be registered for
-// every pair, see bullet_plugin.h: CUSTOM_CONCAVE_SHAPE_TYPE is also SDF_SHAPE_PROXYTYPE, and Bullet's
+// every pair, see shatter/collision.h: CUSTOM_CONCAVE_SHAPE_TYPE is also SDF_SHAPE_PROXYTYPE, and Bullet's
 // own convex–concave algorithm would treat an unregistered pair as a btSdfCollisionShape.
 //
-// Frames (DESIGN.md §2). The ObjectState answers queries in the asset's material frame. A rigid body's
+// Frames. The ObjectState answers queries in the asset's material frame. A rigid body's
 // frame has its origin at the centre of mass and its axes along the principal axes of inertia (Bullet
 // wants a diagonal local inertia), so each shape keeps the fixed rigid transform O = material → body.
 // A material point x is at T·O·x in the world, T being the body's (or compound child's) world transform.
@@ -20,6 +21,7 @@
 
 #include "fracture_result.h"
 #include "fragment_mesh.h"
+#include "shatter/fracturable_body.h"
 #include "triangle_bvh.h"
 
 #include <BulletCollision/CollisionShapes/btConcaveShape.h>
@@ -107,6 +109,11 @@ public:
     /// True if `shape` is a FracturableShape (and not another CUSTOM_CONCAVE shape such as Bullet's
     /// btSdfCollisionShape, which shares the type id).
     static bool is(const btCollisionShape& shape);
+    /// `shape` as a FracturableShape, or null if it is none.
+    static const FracturableShape* from(const btCollisionShape* shape)
+    {
+        return shape && is(*shape) ? static_cast<const FracturableShape*>(shape) : nullptr;
+    }
 
 private:
     std::shared_ptr<ObjectState> m_state;
@@ -121,40 +128,5 @@ private:
     Real m_boundingRadius = 0;
     btVector3 m_localScaling;
 };
-
-/// Everything needed to put one fragment into a Bullet world as a rigid body.
-struct FracturableBody
-{
-    std::unique_ptr<FracturableShape> shape; ///< must outlive the body
-    MassProperties massProperties;           ///< of the fragment's solid at the given density
-    Eigen::Isometry3d materialToBody = Eigen::Isometry3d::Identity(); ///< O (DESIGN.md §2)
-    btScalar mass = 0;                                                ///< 0 for a static body
-    btVector3 localInertia{0, 0, 0}; ///< principal moments (0 for a static body)
-    btTransform worldTransform;      ///< the body frame in the world: placement · O⁻¹
-
-    /// Construction info for btRigidBody: mass, inertia, shape and start transform (no motion state
-    /// unless given, as Bullet's own examples do).
-    btRigidBody::btRigidBodyConstructionInfo constructionInfo(btMotionState* motionState = nullptr) const;
-};
-
-/// Settings of makeFracturableBody; checked there.
-struct FracturableBodySettings
-{
-    Real density = 1000; ///< kg per cubic model unit (> 0); sets mass and inertia
-    bool dynamic = true; ///< false: a static body (mass 0) that still collides as a fracturable shape
-};
-
-/// Builds the shape of `fragment`, its mass properties (from its mesh, divergence theorem) and the body
-/// transform that puts the material frame at `materialToWorld`:
-///
-///     auto plate = shatter::makeFracturableBody(state, 0, placement);
-///     btRigidBody body(plate.constructionInfo());
-///     world.addRigidBody(&body);
-///
-/// Throws shatter::Error for a null state, a dead or mesh-less fragment, one without sphere-tree points,
-/// or bad settings.
-FracturableBody makeFracturableBody(std::shared_ptr<ObjectState> state, FragmentId fragment,
-                                    const Eigen::Isometry3d& materialToWorld,
-                                    const FracturableBodySettings& settings = {});
 
 } // namespace shatter

@@ -1,27 +1,35 @@
-// FractureSystem (DESIGN.md §2-§3, reference/bullet_integration.md §6): the Bullet side of fracture.
+// FractureSystem (shatter/fracture_system.h): the Bullet side of fracture.
 //
 // After each internal step (the post-tick callback, so Bullet has solved the step's contacts and
 // written m_appliedImpulse back) it reads every manifold the dispatcher holds. Each contact point on a
 // body the system owns contributes a force J·n/dt at its world point on that body (n = the normal
 // pushing that body: m_normalWorldOnB for body A, its negative for body B), moved into the object's
-// material frame through the body transform T and the fixed offset O (DESIGN.md §2). Every point of
+// material frame through the body transform T and the fixed offset O (material → body). Every point of
 // every manifold of every pair of the body counts (a body resting on the ground and hit by a ball gets
-// both loads; the FEM's inertia relief balances them, fracture_notes §1.3). The bodies with an impact
+// both loads; the FEM's inertia relief balances them). The bodies with an impact
 // are then processed strongest total impulse first, at most maxEventsPerStep per step, each through
 // FracturePipeline::fracture with a seed derived from (settings.seed, object, run count of the object)
 // — deterministic for a deterministic simulation.
 //
-// A fracture follows the safe sequence of bullet_integration.md §6: copy the parent's kinematics,
-// ObjectState::apply (TVCG §4.2, §6), remove the parent's constraints and body (and forget its shape
-// in the plugin's per-dispatcher cache), add one body per new fragment at the parent's placement with
+// A fracture follows a sequence that is safe inside Bullet's post-tick callback: copy the parent's
+// kinematics, ObjectState::apply (TVCG §4.2, §6), remove the parent's constraints and body (and forget
+// its shape in the registration's field cache), add one body per new fragment at the parent's placement with
 // v + ω × (c_f − c_p) and ω, the parent's collision filter, damping, friction and restitution, and —
 // inside a step — gravity applied by hand (stepSimulation applied it once before its substeps).
 // Fragments are always dynamic, even those of a static object: a broken wall falls apart.
-#include "fracture_system.h"
+//
+// Errors. onInternalTick runs inside stepSimulation, and Bullet is not exception-safe, so nothing may
+// leave it: each event runs under a catch-all (the pipeline does not touch the state, and
+// ObjectState::apply changes nothing if it throws, so the body stays whole), and so does the step as a
+// whole; failures are counted in FractureStepStats and passed to the log.
+#include "shatter/fracture_system.h"
 
+#include "asset_data.h"
 #include "bullet_convert.h"
-#include "bullet_plugin.h"
+#include "fracture_system_internal.h"
 #include "fragment_body.h"
+#include "internal_access.h"
+#include "shatter/collision.h"
 #include "shatter/error.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
@@ -60,6 +68,11 @@ void tickCallback(btDynamicsWorld* world, btScalar timeStep)
 
 void checkSettings(const FractureSystemSettings& s)
 {
+    if (s.deformation != DeformationModel::Fem && s.deformation != DeformationModel::Modal)
+        throw Error("FractureSystemSettings", "unknown deformation model");
+    if (s.metric != FractureMetric::Auto && s.metric != FractureMetric::Euclidean &&
+        s.metric != FractureMetric::Interior)
+        throw Error("FractureSystemSettings", "unknown metric");
     if (!std::isfinite(s.minImpulse) || s.minImpulse < 0)
         throw Error("FractureSystemSettings", "minImpulse must be finite and >= 0");
     if (s.maxEventsPerStep < 1)
@@ -91,14 +104,44 @@ struct FractureSystem::Impl
         std::map<FragmentId, Real> heldImpulse;    // per fragment: see FractureSystemSettings::impulseGrowth
     };
 
-    Impl(btDiscreteDynamicsWorld& w, const FractureSystemSettings& s)
-        : world(w), settings(s), pipeline(s.pipeline)
+    Impl(btDiscreteDynamicsWorld& w, CollisionRegistration& r, const FractureSystemSettings& s)
+        : world(w), registration(r), settings(s), pipeline(std::make_unique<FracturePipeline>(pipelineFor(s)))
     {
     }
 
-    btCollisionDispatcher* dispatcher() const
+    static PipelineSettings pipelineFor(const FractureSystemSettings& s)
     {
-        return dynamic_cast<btCollisionDispatcher*>(world.getDispatcher());
+        PipelineSettings p;
+        p.deformation.model = s.deformation;
+        p.metric = s.metric;
+        return p;
+    }
+
+    // Counts nothing itself; reports `message` to the log, which must not throw through Bullet either.
+    void log(const std::string& message) const noexcept
+    {
+        if (!settings.log)
+            return;
+        try
+        {
+            settings.log(message);
+        }
+        catch (...)
+        {
+        }
+    }
+
+    void failed(const char* message) noexcept
+    {
+        ++stepStats.failedEvents;
+        try
+        {
+            stepStats.lastError = message;
+        }
+        catch (...)
+        {
+        }
+        log(message);
     }
 
     Object& object(ObjectId id)
@@ -126,8 +169,7 @@ struct FractureSystem::Impl
             world.removeConstraint(body->getConstraintRef(0));
         world.removeRigidBody(body);
         owners.erase(body);
-        if (btCollisionDispatcher* d = dispatcher())
-            forgetShape(*d, it->second.shape.get());
+        registration.forgetShape(it->second.shape.get());
         o.bodies.erase(it);
     }
 
@@ -135,8 +177,11 @@ struct FractureSystem::Impl
                                           std::span<const ImpactForce> forces, bool insideStep);
 
     btDiscreteDynamicsWorld& world;
+    CollisionRegistration& registration;
     FractureSystemSettings settings;
-    FracturePipeline pipeline;
+    std::unique_ptr<FracturePipeline> pipeline;
+    ObjectStateSettings objectState;                           // of objects added from now on
+    FragmentShapeKind shapes = FragmentShapeKind::Fracturable; // comparison variant
     bool callbackInstalled = false;
     std::map<ObjectId, Object> objects;
     std::vector<ObjectId> ids; // increasing
@@ -175,10 +220,11 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
     FractureEvent event;
     event.object = id;
     event.parent = fragment;
+    auto stats = std::make_shared<FractureEventStats>();
     std::optional<FractureResult> result =
-        pipeline.fracture(*o.state, fragment, o.material, forces, seed, &event.stats);
+        pipeline->fracture(*o.state, fragment, o.material, forces, seed, stats.get());
     ++stepStats.evaluations;
-    stepStats.maxWholeEnergy = std::max(stepStats.maxWholeEnergy, event.stats.plan.wholeEnergy);
+    stepStats.maxWholeEnergy = std::max(stepStats.maxWholeEnergy, stats->plan.wholeEnergy);
     if (!result)
         return std::nullopt;
 
@@ -206,7 +252,7 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
         FragmentBody b;
         try
         {
-            b = makeFragmentBody(settings.shapes, o.state, f, materialToWorld, o.material.density, true);
+            b = makeFragmentBody(shapes, o.state, f, materialToWorld, o.material.density, true);
         }
         catch (const Error& e)
         {
@@ -215,6 +261,7 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
             // stays in the ObjectState (its siblings' collision data are right) but has no body.
             ++stepStats.bodylessFragments;
             stepStats.lastError = e.what();
+            log(e.what());
             continue;
         }
         btRigidBody& body = *b.body;
@@ -232,18 +279,21 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
     }
-    event.stats.updateMs = msSince(start);
-    event.stats.totalMs += event.stats.updateMs;
+    stats->updateMs = msSince(start);
+    event.fractureMs = stats->totalMs;
+    stats->totalMs += stats->updateMs;
+    event.updateMs = stats->updateMs;
+    event.details = std::move(stats);
     return event;
 }
 
-FractureSystem::FractureSystem(btDiscreteDynamicsWorld& world, const FractureSystemSettings& settings)
+FractureSystem::FractureSystem(btDiscreteDynamicsWorld& world, CollisionRegistration& collision,
+                               const FractureSystemSettings& settings)
 {
     checkSettings(settings);
-    impl = std::make_unique<Impl>(world, settings);
-    if (settings.shapes == FragmentShapeKind::GImpact)
-        if (btCollisionDispatcher* d = impl->dispatcher())
-            btGImpactCollisionAlgorithm::registerAlgorithm(d); // idempotent; GImpact pairs need it
+    if (world.getDispatcher() != &collision.dispatcher())
+        throw Error("FractureSystem", "the collision registration is not the one of the world's dispatcher");
+    impl = std::make_unique<Impl>(world, collision, settings);
     if (settings.installCallback)
     {
         world.setInternalTickCallback(tickCallback, this, false);
@@ -261,6 +311,7 @@ FractureSystem::~FractureSystem()
 ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Material& material,
                                    const Eigen::Isometry3d& placement, const ObjectSettings& options)
 {
+    // Everything is checked here, so that nothing about the object can fail inside a step.
     if (!asset)
         throw Error("FractureSystem::addObject", "null asset");
     checkMaterial(material, asset->tetMesh.tetCount(), "FractureSystem::addObject material");
@@ -271,14 +322,13 @@ ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Mat
         throw Error("FractureSystem::addObject", "friction and restitution must be >= 0");
 
     Impl::Object o;
-    o.state = std::make_shared<ObjectState>(std::move(asset), impl->settings.objectState);
+    o.state = std::make_shared<ObjectState>(std::move(asset), impl->objectState);
     o.material = material;
     o.options = options;
     if (options.fracturable)
-        impl->pipeline.prepare(*o.state, material); // factorisation / basis / embedding now, not at impact
+        impl->pipeline->prepare(*o.state, material); // factorisation / basis / embedding now, not at impact
 
-    FragmentBody b =
-        makeFragmentBody(impl->settings.shapes, o.state, 0, placement, material.density, options.dynamic);
+    FragmentBody b = makeFragmentBody(impl->shapes, o.state, 0, placement, material.density, options.dynamic);
     btRigidBody& body = *b.body;
     body.setLinearVelocity(toBullet(options.linearVelocity));
     body.setAngularVelocity(toBullet(options.angularVelocity));
@@ -383,7 +433,24 @@ std::optional<FractureEvent> FractureSystem::breakWithImpulses(ObjectId object, 
     return event;
 }
 
-void FractureSystem::onInternalTick(btScalar timeStep)
+void FractureSystem::onInternalTick(btScalar timeStep) noexcept
+{
+    Impl& s = *impl;
+    try
+    {
+        tick(timeStep);
+    }
+    catch (const std::exception& e)
+    {
+        s.failed(e.what());
+    }
+    catch (...)
+    {
+        s.failed("unknown exception in the post-tick callback");
+    }
+}
+
+void FractureSystem::tick(btScalar timeStep)
 {
     Impl& s = *impl;
     s.lastEvents.clear();
@@ -469,25 +536,27 @@ void FractureSystem::onInternalTick(btScalar timeStep)
         s.forceScratch.clear();
         for (std::uint32_t i = impact.begin; i < impact.end; ++i)
             s.forceScratch.push_back(s.contactForces[i].force);
-        // An error inside the pipeline must not unwind through stepSimulation: the body stays whole
-        // (the pipeline does not touch the state, and ObjectState::apply changes nothing if it throws).
+        // An error inside the pipeline must not unwind through stepSimulation (see the file comment).
         std::optional<FractureEvent> event;
         try
         {
             event = s.fracture(key.object, key.fragment, s.forceScratch, true);
         }
-        catch (const Error& e)
+        catch (const std::exception& e)
         {
-            ++s.stepStats.failedEvents;
-            s.stepStats.lastError = e.what();
+            s.failed(e.what());
+        }
+        catch (...)
+        {
+            s.failed("unknown exception in the fracture pipeline");
         }
         if (!event)
         {
             s.objects.at(key.object).heldImpulse[key.fragment] = impact.impulse;
             continue;
         }
-        s.stepStats.fractureMs += event->stats.totalMs - event->stats.updateMs;
-        s.stepStats.updateMs += event->stats.updateMs;
+        s.stepStats.fractureMs += event->fractureMs;
+        s.stepStats.updateMs += event->updateMs;
         ++s.stepStats.events;
         ++s.total;
         s.lastEvents.push_back(std::move(*event));
@@ -515,9 +584,65 @@ FractureSystemSettings& FractureSystem::settings()
     return impl->settings;
 }
 
-FracturePipeline& FractureSystem::pipeline()
+FracturePipeline& pipeline(FractureSystem& system)
 {
-    return impl->pipeline;
+    return shatter::detail::InternalAccess::pipeline(system);
+}
+
+void setPipelineSettings(FractureSystem& system, const PipelineSettings& settings)
+{
+    shatter::detail::InternalAccess::setPipelineSettings(system, settings);
+}
+
+ObjectStateSettings& objectStateSettings(FractureSystem& system)
+{
+    return shatter::detail::InternalAccess::objectStateSettings(system);
 }
 
 } // namespace shatter::fracture
+
+namespace shatter
+{
+
+fracture::FracturePipeline& detail::InternalAccess::pipeline(fracture::FractureSystem& system)
+{
+    return *system.impl->pipeline;
+}
+
+void detail::InternalAccess::setPipelineSettings(fracture::FractureSystem& system,
+                                                 const fracture::PipelineSettings& settings)
+{
+    if (!system.impl->objects.empty())
+        throw Error("setPipelineSettings", "the system already has objects");
+    system.impl->pipeline = std::make_unique<fracture::FracturePipeline>(settings);
+    system.impl->settings.deformation = settings.deformation.model;
+    system.impl->settings.metric = settings.metric;
+}
+
+ObjectStateSettings& detail::InternalAccess::objectStateSettings(fracture::FractureSystem& system)
+{
+    return system.impl->objectState;
+}
+
+void detail::InternalAccess::apply(fracture::FractureSystem& system, const ComparisonVariants& variants)
+{
+    if (variants.shapes != fracture::FragmentShapeKind::Fracturable &&
+        variants.shapes != fracture::FragmentShapeKind::GImpact &&
+        variants.shapes != fracture::FragmentShapeKind::ConvexHull)
+        throw Error("ComparisonVariants::shapes", "unknown fragment shape kind");
+    if (variants.restructure != RestructureMethod::Tvcg2013 &&
+        variants.restructure != RestructureMethod::Sca2012 &&
+        variants.restructure != RestructureMethod::Rebuild)
+        throw Error("ComparisonVariants::restructure", "unknown restructure method");
+    if (variants.shapes == fracture::FragmentShapeKind::GImpact)
+        btGImpactCollisionAlgorithm::registerAlgorithm(&system.impl->registration.dispatcher()); // idempotent
+    system.impl->shapes = variants.shapes;
+    system.impl->objectState.restructure = variants.restructure;
+}
+
+void applyComparisonVariants(fracture::FractureSystem& system, const ComparisonVariants& variants)
+{
+    detail::InternalAccess::apply(system, variants);
+}
+
+} // namespace shatter

@@ -1,11 +1,11 @@
 // Fragment bodies of the three shape kinds (FragmentShapeKind). All share the body frame of
-// FracturableShape — origin at the centre of mass, axes along the principal axes (DESIGN.md §2) — and
+// FracturableShape — origin at the centre of mass, axes along the principal axes — and
 // its mass properties from the closed fragment surface (divergence theorem), so the baselines differ
 // from Shatter only in how they collide:
-//  - Fracturable: makeFracturableBody (plugin).
+//  - Fracturable: makeFracturableBody (shatter/fracturable_body.h).
 //  - GImpact: btGImpactMeshShape over the fragment's surface triangles in the body frame, with
 //    updateBound() (without it the shape keeps its constructor's ±∞ box: "Overflow in AABB",
-//    reference/bullet_integration.md §7). The inertia is ours, not GImpact's vertex-lumped estimate.
+//    which Bullet reports). The inertia is ours, not GImpact's vertex-lumped estimate.
 //  - ConvexHull: one btConvexHullShape of the surface vertices (a fragment's hull: it fills the
 //    fragment's concavities, TVCG §7's convex baseline).
 // Margins: Bullet's default 0.04 is a third of the plate's radius; the baselines use 1 % of the
@@ -13,7 +13,7 @@
 #include "fragment_body.h"
 
 #include "bullet_convert.h"
-
+#include "object_state.h"
 #include "shatter/error.h"
 
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
@@ -90,7 +90,7 @@ FragmentBody makeFragmentBody(FragmentShapeKind kind, const std::shared_ptr<Obje
     {
         FracturableBody made = makeFracturableBody(state, fragment, materialToWorld, {density, dynamic});
         out.materialToBody = made.materialToBody;
-        out.massProperties = made.massProperties;
+        out.massProperties = static_cast<const FracturableShape&>(*made.shape).massProperties();
         mass = made.mass;
         inertia = made.localInertia;
         out.shape = std::move(made.shape);

@@ -3,8 +3,9 @@
 // Internal to the fracture module; Bullet glue.
 #pragma once
 
+#include "comparison_variants.h"
 #include "fracturable_shape.h"
-#include "fracture_system.h"
+#include "shatter/fracture_system.h"
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 
@@ -30,7 +31,7 @@ struct FragmentBody
     std::unique_ptr<btStridingMeshInterface> meshInterface; ///< GImpact: the triangles it points into
     std::vector<int> indices;                               ///< GImpact: triangle indices
     std::vector<btScalar> vertices;                         ///< GImpact: body-frame vertices, xyz
-    Eigen::Isometry3d materialToBody = Eigen::Isometry3d::Identity(); ///< O (DESIGN.md §2)
+    Eigen::Isometry3d materialToBody = Eigen::Isometry3d::Identity(); ///< O: material frame → body frame
     MassProperties massProperties;                                    ///< at the object's density
 };
 

@@ -1,4 +1,4 @@
-// The other side of a pair (DESIGN.md §4): a Bullet shape that is *not* fracturable, seen through the
+// The other side of a pair: a Bullet shape that is *not* fracturable, seen through the
 // same two queries as a fragment so that TVCG Algorithm 1 (collide()) can run against it — a distance
 // field D(B) (sample + sphereTest, TVCG §3) — and, for the opposite direction, its own "sphere tree"
 // S(B) (TVCG §5.1): a point shell sampled on its surface.

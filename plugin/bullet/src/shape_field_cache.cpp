@@ -80,7 +80,7 @@ std::shared_ptr<const ShapeField> ShapeFieldCache::get(const btCollisionShape& s
 {
     const Fingerprint current = fingerprint(shape);
     // Built under the lock: two pairs asking for a new shape at once build it once. Debian's Bullet
-    // runs pairs sequentially anyway (reference/bullet_integration.md §8).
+    // runs pairs sequentially anyway.
     std::lock_guard lock(mutex);
     if (const auto it = entries.find(&shape); it != entries.end() && it->second->fingerprint == current)
         return it->second->field;

@@ -1,5 +1,5 @@
 // The distance field of a general convex Bullet shape (cylinder, cone, convex hull, multi-sphere, …)
-// through btGjkEpaSolver2::SignedDistance (reference/bullet_integration.md §5): GJK between the shape
+// through btGjkEpaSolver2::SignedDistance: GJK between the shape
 // and a zero-radius sphere at the query point, EPA when the point is inside the shape's core.
 //
 // Which solid. The solver evaluates the core shape (support mapping without margin) and subtracts the

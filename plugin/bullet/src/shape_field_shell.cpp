@@ -1,4 +1,4 @@
-// Point shells: the "sphere tree" S(B) of a non-fracturable shape (DESIGN.md §4), so that Algorithm 1
+// Point shells: the "sphere tree" S(B) of a non-fracturable shape, so that Algorithm 1
 // can also run the other way round, S(B) against a fragment's D(A).
 //
 // TVCG §5.1 builds the tree over points in maximum-distance order, whose every prefix is a

@@ -3,8 +3,8 @@
 // a ground, the time step, and scripted events. Format: docs/scenes.md.
 #pragma once
 
-#include "fracture_system.h"
 #include "shatter/fracture/material.h"
+#include "shatter/fracture_system.h"
 
 #include <Eigen/Geometry>
 
@@ -71,7 +71,7 @@ struct Scene
     SceneGround ground;
     std::vector<SceneObject> objects;
     std::vector<SceneEvent> events;            ///< sorted by time
-    fracture::FractureSystemSettings fracture; ///< pipeline, shapes (overridable by the runner)
+    fracture::FractureSystemSettings fracture; ///< deformation, metric, the gate (seed: the runner's)
     int solverIterations = 10;                 ///< Bullet's sequential-impulse iterations per step
 };
 

@@ -3,9 +3,9 @@
 // the benchmarks and the demo all drive scenes through it.
 #pragma once
 
+#include "comparison_variants.h"
 #include "shatter/progress.h"
 #include "shatter/scenes/scene.h"
-#include "sphere_tree_query.h"
 
 #include <cstdint>
 #include <memory>
@@ -16,6 +16,11 @@
 
 class btDiscreteDynamicsWorld;
 class btRigidBody;
+
+namespace shatter
+{
+class CollisionRegistration;
+}
 
 namespace shatter::scenes
 {
@@ -116,6 +121,8 @@ public:
     std::string stateHash() const;
 
     btDiscreteDynamicsWorld& world();
+    /// Shatter's registration with the world's dispatcher (settings, statistics).
+    CollisionRegistration& collision();
     fracture::FractureSystem& fracture();
 
     /// Interactive additions (demo): a ball thrown from `position` with `velocity` (world frame).

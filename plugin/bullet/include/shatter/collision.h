@@ -1,0 +1,125 @@
+// Enabling Shatter's narrow phase in an existing Bullet program:
+//
+//     auto config = shatter::makeCollisionConfiguration();    // or keep yours, see below
+//     btCollisionDispatcher dispatcher(config.get());
+//     shatter::CollisionRegistration shatter(dispatcher);      // the one object; outlives nothing it needs
+//
+// A CollisionRegistration puts Shatter's create function into every (type, CUSTOM_CONCAVE) and
+// (CUSTOM_CONCAVE, type) entry of both of the dispatcher's tables — contact points (simulation) and
+// closest points (contactTest, contactPairTest) — except for compounds, whose own algorithm recurses
+// child-first and so reaches these entries with the child shape. Every entry is needed: the fracturable
+// shape's type CUSTOM_CONCAVE_SHAPE_TYPE is also Bullet's SDF_SHAPE_PROXYTYPE, so an unregistered
+// convex pair would go to Bullet's SDF code, and unregistered concave pairs (plane, triangle mesh,
+// fracturable × fracturable) would never collide. Pairs of two non-fracturable shapes that land there
+// still get Bullet's default algorithm. The destructor puts Bullet's default create functions back.
+//
+// The registration owns the settings, the statistics and the fields of the other shapes; each create
+// function holds them directly, so nothing is looked up by the dispatcher's address. Destroy it before
+// the dispatcher (or never destroy the dispatcher first); pairs Bullet still holds keep what they use.
+//
+// Errors: bad settings throw shatter::Error from the constructor. During a step nothing throws through
+// Bullet: a pair whose narrow phase fails outputs no contacts for that step, and the failure is counted
+// in CollisionStatistics (and passed to CollisionSettings::log).
+//
+// Algorithm size: the algorithm may be larger than the pool slot of a default
+// btDefaultCollisionConfiguration; it is then allocated outside the pool (btAlignedAlloc, which
+// Bullet's freeCollisionAlgorithm handles), so any configuration works. makeCollisionConfiguration
+// sizes the slot so that it comes from the pool.
+//
+// Threading: the algorithm is re-entrant (per-pair state in the algorithm, per-thread query scratch,
+// shared data only read, counters atomic), so btCollisionDispatcherMt may run pairs in parallel.
+#pragma once
+
+#include "shatter/math.h"
+
+#include <BulletCollision/CollisionDispatch/btDefaultCollisionConfiguration.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+class btCollisionDispatcher;
+class btCollisionShape;
+
+namespace shatter
+{
+
+namespace detail
+{
+struct InternalAccess; // in-tree programs' access to the comparison variants (not installed)
+} // namespace detail
+
+/// Settings of the narrow phase of one dispatcher; checked by CollisionRegistration's constructor.
+struct CollisionSettings
+{
+    /// ε as a fraction of the radius of the smaller object of a pair (TVCG §5.2); in (0, 0.1], default 0.002.
+    Real toleranceFraction = 0.002;
+    /// m, the contact budget a pair starts with (TVCG §5.2), ≥ 1; default 8.
+    Index initialBudget = 8;
+    /// The most contacts one pair hands to the solver in a step, ≥ initialBudget; default 32.
+    Index maxContactsPerPair = 32;
+    /// The query collects up to this many times m candidates and keeps m spread ones, in [1, 64]; default 4.
+    Index candidateFactor = 4;
+    /// Speculative contacts up to how far a pair can approach within the step (Bullet has no CCD for concave
+    /// shapes); default on.
+    bool speculativeContacts = true;
+    /// Depth below a triangle mesh's surface that still counts as inside, model units, ≥ 0 (may be +inf);
+    /// default 0.1.
+    Real meshThickness = Real(0.1);
+    /// Surface samples per non-fracturable shape (its point shell, TVCG §5.1), ≥ 1; default 256.
+    Index shellPoints = 256;
+    /// Called with the message of every narrow-phase failure during a step (from Bullet's thread); default
+    /// none.
+    std::function<void(const std::string&)> log;
+};
+
+/// Narrow-phase counters accumulated since construction or resetStatistics (TVCG Table 2); only
+/// simulation pairs count, not contactTest / contactPairTest queries.
+struct CollisionStatistics
+{
+    long outputContacts = 0;  ///< contacts handed to the solver ("output points")
+    long collidingPoints = 0; ///< sphere-tree points found within the query band, before selection
+    long pairs = 0;           ///< pair evaluations that output at least one contact
+    long failures = 0;        ///< pair evaluations that failed and output no contacts (see the file comment)
+    std::string lastError;    ///< the message of the last failure ("" if none)
+};
+
+/// Shatter's narrow phase registered with one dispatcher, for as long as this object lives; see the
+/// file comment. Neither copyable nor movable: the dispatcher's entries point into it.
+class CollisionRegistration
+{
+public:
+    /// Registers with `dispatcher`, which must have a collision configuration. Throws shatter::Error
+    /// for bad settings or a dispatcher without configuration.
+    explicit CollisionRegistration(btCollisionDispatcher& dispatcher, const CollisionSettings& settings = {});
+    /// Puts the configuration's default create functions back into the entries taken over.
+    ~CollisionRegistration();
+    CollisionRegistration(const CollisionRegistration&) = delete;
+    CollisionRegistration& operator=(const CollisionRegistration&) = delete;
+
+    btCollisionDispatcher& dispatcher() const;
+    const CollisionSettings& settings() const;
+    /// Replaces the settings for the pairs Bullet creates from now on (live pairs keep theirs; the
+    /// statistics carry over). Throws shatter::Error for bad settings, keeping the current ones.
+    void setSettings(const CollisionSettings& settings);
+
+    /// The counters; safe to call between steps.
+    CollisionStatistics statistics() const;
+    /// Sets the counters to zero (e.g. at the start of each step for per-step figures).
+    void resetStatistics();
+    /// Drops the cached field of a non-fracturable `shape`: call it before deleting a shape whose
+    /// address may be reused by a new shape while this registration lives.
+    void forgetShape(const btCollisionShape* shape);
+
+private:
+    friend struct detail::InternalAccess;
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
+
+/// A btDefaultCollisionConfiguration whose algorithm pool slot fits Shatter's algorithm; `info`'s other
+/// fields are kept.
+std::unique_ptr<btDefaultCollisionConfiguration>
+makeCollisionConfiguration(btDefaultCollisionConstructionInfo info = btDefaultCollisionConstructionInfo());
+
+} // namespace shatter

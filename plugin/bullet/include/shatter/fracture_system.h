@@ -1,0 +1,195 @@
+// FractureSystem: brittle fracture for the user's existing btDiscreteDynamicsWorld.
+//
+//     shatter::CollisionRegistration collision(dispatcher);           // Shatter's narrow phase
+//     shatter::fracture::FractureSystem fracture(world, collision);   // installs the post-tick callback
+//     auto piggy = fracture.addObject(shatter::loadAsset("piggy.shatter"), material, placement);
+//     world.stepSimulation(1.0 / 60);   // fragments appear after the substep that broke it
+//
+// After each internal step (Bullet's post-tick callback, when the solver has written the contact
+// impulses back) it sums the contact impulses on every registered body over all manifolds of its pairs,
+// runs the fracture pipeline (deformation, criterion and degree, CVD tessellation: CVD §3) on the bodies
+// whose impact passes the criterion, applies the result to the object's ObjectState (incremental
+// collision updates, TVCG §4.2, §6), removes the broken body and adds one body per new fragment with
+// the parent's v + ω × r at the fragment's centre of mass. Fragments fracture again the same way.
+//
+// Bodies and shapes are owned by the system; the world and the registration must outlive it. The
+// destructor removes its bodies from the world. The world's internal tick callback belongs to the
+// system while it lives (Bullet has one slot); a program that needs its own post-tick work calls
+// onInternalTick from its callback after constructing with installCallback = false.
+//
+// Errors: the constructor and addObject throw shatter::Error for bad settings and input. Nothing throws
+// from onInternalTick (it runs inside stepSimulation): a failed event leaves the body whole and is
+// counted in FractureStepStats (and passed to FractureSystemSettings::log).
+#pragma once
+
+#include "shatter/fracture/fracture_settings.h"
+#include "shatter/fracture/material.h"
+#include "shatter/math.h"
+
+#include <Eigen/Geometry>
+#include <LinearMath/btScalar.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+class btDiscreteDynamicsWorld;
+class btRigidBody;
+class btCollisionObject;
+
+namespace shatter
+{
+
+struct Asset;
+class ObjectState;
+class CollisionRegistration;
+/// A fragment of an object: 0 is the unbroken object, new fragments get increasing ids.
+using FragmentId = std::uint32_t;
+
+namespace detail
+{
+struct InternalAccess;
+} // namespace detail
+
+namespace fracture
+{
+
+struct FractureEventStats;
+
+/// Settings of a FractureSystem; checked by its constructor.
+struct FractureSystemSettings
+{
+    /// The deformation model (CVD §3.3); default Fem.
+    DeformationModel deformation = DeformationModel::Fem;
+    /// The metric of the fracture pattern's Voronoi cells (CVD §3.2); default Auto.
+    FractureMetric metric = FractureMetric::Auto;
+    /// Install onInternalTick as the world's post-tick callback; default true.
+    bool installCallback = true;
+    /// False: collect impacts but never break (editable between steps); default true.
+    bool enabled = true;
+    /// Contacts with a smaller impulse are ignored, N·s, ≥ 0; default 0.
+    Real minImpulse = 0;
+    /// The strongest impacts of one step are processed first, at most this many, ≥ 1; default 8.
+    int maxEventsPerStep = 8;
+    /// Evaluate every body with an impact in every step, turning off the gate below; default false.
+    bool evaluateEveryStep = false;
+    /// Gate: a body is evaluated when its impulse exceeds this × the largest it has held, ≥ 1; default 1.25.
+    Real impulseGrowth = 1.25;
+    /// Gate: the held impulse decays by this factor per internal step, in (0, 1]; default 0.9.
+    Real heldImpulseDecay = 0.9;
+    /// Event k of object o uses a seed derived from (seed, o, k): runs are reproducible; default 1.
+    std::uint64_t seed = 1;
+    /// Called with the message of every failed event or bodyless fragment during a step; default none.
+    std::function<void(const std::string&)> log;
+};
+
+using ObjectId = std::uint32_t;
+
+/// Per-object settings of addObject.
+struct ObjectSettings
+{
+    /// False: a static body (mass 0) that still breaks into dynamic fragments; default true.
+    bool dynamic = true;
+    /// Initial velocity, world frame, m/s; default zero.
+    Eigen::Vector3d linearVelocity = Eigen::Vector3d::Zero();
+    /// Initial angular velocity, world frame, rad/s; default zero.
+    Eigen::Vector3d angularVelocity = Eigen::Vector3d::Zero();
+    /// Bullet friction of the object and its fragments, ≥ 0; default 0.5.
+    Real friction = 0.5;
+    /// Bullet restitution of the object and its fragments, ≥ 0; default 0.
+    Real restitution = 0.0;
+    /// False: collides as a fracturable shape but never breaks; default true.
+    bool fracturable = true;
+};
+
+/// One processed fracture event.
+struct FractureEvent
+{
+    ObjectId object = 0;                                        ///< the object that broke
+    FragmentId parent = std::numeric_limits<FragmentId>::max(); ///< the fragment that broke
+    std::vector<FragmentId> fragments;                          ///< its new fragments with a body
+    double fractureMs = 0;                                      ///< pipeline time, ms
+    double updateMs = 0;                               ///< ObjectState update and body replacement, ms
+    std::shared_ptr<const FractureEventStats> details; ///< in-tree diagnostics (not installed)
+};
+
+/// Totals of the last internal step (the "fracture" and "update" columns of TVCG Table 3).
+struct FractureStepStats
+{
+    int events = 0;          ///< fracture events processed
+    double fractureMs = 0;   ///< pipeline time (deformation, criterion, tessellation), ms
+    double updateMs = 0;     ///< ObjectState updates and body replacement, ms
+    Index liveFragments = 0; ///< bodies of the system after the step
+    int evaluations = 0;     ///< pipeline runs (bodies with an impact), broken or not
+    Real maxWholeEnergy = 0; ///< largest strain energy of the unbroken fragments evaluated (compare with γ)
+    int failedEvents = 0;    ///< evaluations that failed (the body stayed whole)
+    int bodylessFragments = 0; ///< new fragments without a body (no enclosed volume or no sphere-tree point)
+    std::string lastError;     ///< the message of the last failure above ("" if none)
+};
+
+/// See the file comment. Neither copyable nor movable: the world's callback points to it.
+class FractureSystem
+{
+public:
+    /// Throws shatter::Error for bad settings or a registration of another dispatcher than the world's.
+    FractureSystem(btDiscreteDynamicsWorld& world, CollisionRegistration& collision,
+                   const FractureSystemSettings& settings = {});
+    ~FractureSystem();
+    FractureSystem(const FractureSystem&) = delete;
+    FractureSystem& operator=(const FractureSystem&) = delete;
+
+    /// Adds an unbroken object of `asset` with its material frame at `placement` (world), as one body;
+    /// prepares its deformation model now, not at the first impact. Throws shatter::Error for bad input.
+    ObjectId addObject(std::shared_ptr<const Asset> asset, const Material& material,
+                       const Eigen::Isometry3d& placement, const ObjectSettings& settings = {});
+    /// Removes the object's bodies from the world and forgets it.
+    void removeObject(ObjectId object);
+    /// Removes every object.
+    void clear();
+
+    /// The objects, in increasing id.
+    std::span<const ObjectId> objects() const;
+    /// The object's state (its fragments, meshes and fields). Throws shatter::Error for an unknown id.
+    const ObjectState& state(ObjectId object) const;
+    const Material& material(ObjectId object) const;
+    /// O of a live fragment's body: material frame → body frame (centre of mass, principal axes). A
+    /// material point x is at T·O·x, T the body's world transform.
+    const Eigen::Isometry3d& materialToBody(ObjectId object, FragmentId fragment) const;
+    /// The live fragments' bodies of an object (owned by the system).
+    std::vector<btRigidBody*> bodies(ObjectId object) const;
+    /// (object, fragment) of a body the system owns; false for other bodies.
+    bool lookup(const btCollisionObject* body, ObjectId& object, FragmentId& fragment) const;
+
+    /// Breaks `fragment` of `object` now with world-frame impulses at world points (a scripted blow),
+    /// bypassing contact collection. Returns the event if it broke; throws shatter::Error for bad input.
+    std::optional<FractureEvent> breakWithImpulses(ObjectId object, FragmentId fragment,
+                                                   std::span<const Eigen::Vector3d> points,
+                                                   std::span<const Eigen::Vector3d> impulses, Real timeStep);
+
+    /// The post-tick work; called by the installed callback or by the program. Never throws.
+    void onInternalTick(btScalar timeStep) noexcept;
+
+    /// Events of the last internal step, and the number of events since construction.
+    std::span<const FractureEvent> lastStepEvents() const;
+    std::size_t totalEvents() const;
+    const FractureStepStats& lastStepStats() const;
+
+    /// The settings, editable between steps (enabled, minImpulse, the gate, seed, log); deformation and
+    /// metric are read by the constructor.
+    FractureSystemSettings& settings();
+
+private:
+    friend struct shatter::detail::InternalAccess;
+    void tick(btScalar timeStep); // onInternalTick's work; may throw
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
+
+} // namespace fracture
+} // namespace shatter
