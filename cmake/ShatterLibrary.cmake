@@ -9,7 +9,9 @@ function(shatter_add_library target export_name)
     add_library(${target} ${sources} ${headers})
     add_library(Shatter::${export_name} ALIAS ${target})
     set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name} OUTPUT_NAME ${target}
-                                               VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+                                               VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+                                               # the layers find each other where they are installed
+                                               INSTALL_RPATH "$ORIGIN")
     target_compile_features(${target} PUBLIC cxx_std_20)
     target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
                                                 $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>

@@ -9,7 +9,7 @@
 // touching pair (contacts in all manifolds / pairs with at least one contact, averaged over the steps),
 // and the final pile height. The fracturable benchmark also reports `speedup_vs_gimpact` and
 // `speedup_vs_hull`: the baselines' time per step divided by its own, both measured in this process;
-// and from the plugin's counters (bullet_plugin.h CollisionStatistics, TVCG Table 2) the output
+// and from the plugin's counters (CollisionStatistics in shatter/collision.h, TVCG Table 2) the output
 // contacts and the colliding points (found within ε before selection) per pair evaluation with
 // contacts.
 // SHATTER_BENCH_SMOKE=1 (set by ctest) simulates a few steps only.

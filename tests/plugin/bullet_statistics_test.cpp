@@ -1,4 +1,4 @@
-// The plugin's per-dispatcher collision statistics (bullet_plugin.h CollisionStatistics, TVCG Table 2)
+// The registration's collision statistics (CollisionStatistics in shatter/collision.h, TVCG Table 2)
 // and the three contact modes a scene runner can pick (--contacts adaptive|full|fixed8): each mode
 // lets a plate come to rest, and the counters agree with what reaches Bullet's manifolds.
 #include "bullet_world.h"

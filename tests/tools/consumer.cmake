@@ -15,6 +15,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     return()
 endif()
 
+cmake_minimum_required(VERSION 3.25) # script mode: today's policies (while(TRUE), if(<constant>))
 foreach(variable BUILD_DIR SOURCE WORK GENERATOR MESH GUIDE)
     if(NOT DEFINED ${variable})
         message(FATAL_ERROR "consumer.cmake: pass -D${variable}=...")

@@ -1,4 +1,4 @@
-// SceneWorld: a Scene running in a Bullet world (DESIGN.md §6, STYLE.md items 7-9).
+// SceneWorld: a Scene running in a Bullet world.
 //
 // The world is Bullet's own btDiscreteDynamicsWorld set up as a user would: a collision configuration
 // sized for Shatter's algorithm, a CollisionRegistration on the dispatcher (and GImpact's for the
@@ -15,7 +15,7 @@
 //
 // The state hash covers the bit patterns of every body's transform and velocities in a fixed order
 // (objects by id, fragments by id, then balls in spawn order), so two runs agree only if they are
-// bitwise identical (Jolt's determinism check, STYLE.md item 8).
+// bitwise identical.
 #include "scene_world_impl.h"
 
 #include "scene_assets.h"
