@@ -1,83 +1,10 @@
-// FracturableCollisionAlgorithm (fracturable_collision_algorithm.h): TVCG Algorithm 1 run both ways for
-// one Bullet pair, and the contacts handed to Bullet's solver.
-//
-// Both directions (TVCG §3). A pair (A, B) is queried as S(A) against D(B) and S(B) against D(A). A
-// side is either a fragment (its sphere tree in the ObjectState's forest, its fragment distance field
-// through FragmentFieldView) or a non-fracturable shape (ShapeField: an analytic, GJK or BVH distance,
-// and a point shell as its "sphere tree"; a static plane has no shell, so only one direction runs).
-// Sibling fragments of one object are just two fragments of the same ObjectState. Queries run in the
-// field owner's frame: a point of A goes to B's frame by (T_B·O_B)⁻¹(T_A·O_A), O being
-// the material → body offset of a fragment and the identity for other shapes; T comes from the
-// wrappers, which hold a compound child's shape and world transform when Bullet's compound algorithm
-// recursed to us.
-//
-// One budget per pair (TVCG §5.2). The paper keeps one m per pair of fragments. The first direction
-// (the fragment's own tree first, it samples its surface best) gets the budget; the second gets what is
-// left. When the first already filled it, the second must look only for points deeper than ε, as
-// Algorithm 1 does after its STOP: collide() cannot start in that phase, so the second query runs in
-// Full mode against the field shifted by 2ε (DeepOnly below), where "within +ε" means "deeper than ε"
-// and sphereTest(r) becomes sphereTest(r − 2ε) — the same culling as the −ε phase.
-//
-// Spread selection and a cap (Adaptive). Taken literally, §5.2 has two weaknesses in a rigid-body
-// engine. (1) The first m contacts are spread only as well as the tree's order spreads them, and along
-// a crack (points inserted by §6.3 under a few nodes) they cluster, so a fragment resting on its sibling
-// gets a one-sided support and slides. So the query collects up to candidateFactor × m candidates and
-// selectSpreadContacts keeps m of them by farthest-point sampling from the deepest (contact_selection.h).
-// (2) m grows by one per point deeper than ε and never shrinks: one deep impact leaves a pair with
-// hundreds of contacts, which costs the query (every deep point is visited) and the solver, and helps
-// neither. So the deep phase stops at maxContactsPerPair points, the pair outputs max(m, deep points)
-// contacts capped at maxContactsPerPair, and the next step's m follows the deep count: it rises at once
-// to the number of deep points found, and decays by a quarter of its surplus per step back toward the
-// initial m once they are resolved. FixedBudget is Algorithm 1 as printed (first m contacts, STOP), and
-// Full outputs every point within ε; neither selects nor filters.
-//
-// Normals that lie (Adaptive, filterNormals). A per-point normal is the direction of the nearest
-// surface of the other body, which is wrong in two places. (a) Edges of flush faces: a brick's bottom
-// edge resting on an identical brick is at distance ~0 from the top face and from the side face, and
-// which one the field names is a coin toss; a sideways normal there pushes the bricks apart and makes
-// a stack creep. Touching contacts (|d| < ε) more than 45° off the pair's depth-weighted mean normal
-// are therefore left out (a deeper contact is a real overlap and kept). (b) Tunnelling: a point that
-// went past the mid-surface of a thin body (a ball landing 1 cm deep in a 7 mm plate) is nearest to
-// the far surface, and its contact pushes it on through. Points deeper than ε whose normal is more
-// than 120° off the pair's normal of the previous step are left out, so the others (the points that
-// are still on the near side, and the thin body's own points inside the ball) push back the way the
-// body came. The pair normal includes speculative contacts, so it is known before the bodies touch.
-//
-// ε and speculative contacts. ε = toleranceFraction × the smaller object radius of the pair (TVCG
-// §5.2's 0.2 %). Contacts are points within the query band, i.e. speculative contacts up to the band
-// away; Bullet's solver lets those approach by exactly their distance, so resting contacts settle at
-// distance ~0 and penetration stays below ε. The band is ε plus how far the pair can approach within
-// the step (speculativeContacts): Bullet gives concave shapes no CCD, and without it a ball falling
-// 2 cm per step lands past the mid-plane of a 2 cm plate, where the field's nearest surface is the far
-// one and the contact pushes it through. The band only widens while bodies move fast, so resting pairs
-// pay nothing; it is capped at the smaller radius. The manifolds' breaking threshold is raised to the
-// band for the step so addContactPoint and refreshContactPoints keep these contacts. For contactTest
-// the band is the caller's m_closestPointDistanceThreshold.
-//
-// Manifolds and warm starting. A btPersistentManifold holds four points and, when full, replaces one
-// by area, which would drop contacts and churn the solver's warm
-// start. So each contact goes to a fixed manifold, chosen by its identity — the sphere-tree point id
-// and the side it belongs to, stored in m_index0/m_index1 (the other index is -1; m_partId of the
-// fragment side is its fragment id) — and stays there while it persists; new points fill manifolds
-// with room, and manifolds are created as needed. Points a step no longer reports are removed before
-// the new ones are added, so the manifolds hold exactly this step's contact set. A point is matched to
-// last step's point by that identity, not by Bullet's cache lookup (getCacheEntry takes the nearest
-// point within the breaking threshold, which with a speculative band can be another point): it is
-// built by btManifoldResult::addContactPoint into a staging manifold (friction, restitution, flags and
-// the user's contact-added callback as Bullet sets them), then copied into its manifold with
-// replaceContactPoint, which keeps the old point's impulses, or addManifoldPoint. The staging manifold
-// always holds one point, so Bullet's contact-started/ended callbacks see only the real manifolds. Then
-// refreshContactPoints runs on every manifold (Bullet leaves that to each algorithm), and trailing empty
-// manifolds are released. All of them are returned by getAllContactManifolds and released in the destructor.
-//
-// Statistics. Each simulation pair adds its colliding points (within ε, before selection), its output
-// contacts and whether it output any to the registration's counters (relaxed atomics; CollisionStatistics,
-// TVCG Table 2). A pair whose query throws (corrupt data) outputs nothing that step and counts a failure.
-//
-// Re-entrancy. Per-pair state lives in the algorithm object (Bullet runs one pair on one thread), the
-// query scratch and contact buffers are thread_local, shapes, ObjectStates and ShapeFields are only
-// read, and the statistics are atomics. Nothing allocates once the buffers are warm, except new
-// manifolds.
+// FracturableCollisionAlgorithm: TVCG Algorithm 1 run both ways (S(A) against D(B) and S(B) against
+// D(A), TVCG §3) for one Bullet pair, with one self-adapting budget per pair (TVCG §5.2), spread
+// contact selection and normal filtering, speculative contacts for fast pairs, and manifolds keyed by
+// each contact's sphere-tree point id so that warm starting survives. Nothing throws through Bullet: a
+// pair whose query fails outputs nothing that step and counts a failure. Re-entrant: per-pair state in
+// the algorithm, query scratch thread_local, shared data only read, statistics atomic. The reasons for
+// each choice are in docs/algorithms.md, "The Bullet narrow phase".
 #include "fracturable_collision_algorithm.h"
 
 #include "bullet_convert.h"
