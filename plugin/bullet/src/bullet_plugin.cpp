@@ -49,10 +49,23 @@ void checkVariants(const ComparisonVariants& v)
         throw Error("ComparisonVariants::order", "unknown traversal order");
 }
 
-// Compounds are left to Bullet's compound algorithm, which reaches our entries child by child.
-bool ours(int type)
+// Calls entry(closest, t0, t1) for every dispatcher entry Shatter takes over, in a fixed order: both
+// tables (contact points, closest points), every (type, CUSTOM_CONCAVE) and (CUSTOM_CONCAVE, type)
+// pair once. Compounds are left to Bullet's compound algorithm, which reaches these entries child by
+// child.
+template <class Entry>
+void forEachEntry(Entry&& entry)
 {
-    return type != COMPOUND_SHAPE_PROXYTYPE;
+    constexpr int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
+    for (int closest = 0; closest < 2; ++closest)
+        for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
+        {
+            if (type == COMPOUND_SHAPE_PROXYTYPE)
+                continue;
+            entry(closest != 0, type, custom);
+            if (type != custom) // (CUSTOM, CUSTOM) is one entry
+                entry(closest != 0, custom, type);
+        }
 }
 
 } // namespace
@@ -72,46 +85,27 @@ struct CollisionRegistration::Impl
         const int poolElementSize =
             config->getCollisionAlgorithmPool() ? config->getCollisionAlgorithmPool()->getElementSize() : 0;
         std::vector<std::unique_ptr<FracturableCollisionAlgorithm::CreateFunc>> made;
-        constexpr int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
-        for (int closest = 0; closest < 2; ++closest)
-            for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
+        forEachEntry(
+            [&](bool closest, int t0, int t1)
             {
-                if (!ours(type))
-                    continue;
-                for (int order = 0; order < 2; ++order)
-                {
-                    if (type == custom && order == 1)
-                        continue; // (CUSTOM, CUSTOM) is one entry
-                    const int t0 = order == 0 ? type : custom;
-                    const int t1 = order == 0 ? custom : type;
-                    auto f = std::make_unique<FracturableCollisionAlgorithm::CreateFunc>();
-                    f->context = next;
-                    f->closestPoints = closest != 0;
-                    f->poolElementSize = poolElementSize;
-                    f->fallback = closest ? config->getClosestPointsAlgorithmCreateFunc(t0, t1)
-                                          : config->getCollisionAlgorithmCreateFunc(t0, t1);
-                    made.push_back(std::move(f));
-                }
-            }
+                auto f = std::make_unique<FracturableCollisionAlgorithm::CreateFunc>();
+                f->context = next;
+                f->closestPoints = closest;
+                f->poolElementSize = poolElementSize;
+                f->fallback = closest ? config->getClosestPointsAlgorithmCreateFunc(t0, t1)
+                                      : config->getCollisionAlgorithmCreateFunc(t0, t1);
+                made.push_back(std::move(f));
+            });
         // Everything that can throw (allocation) is done; now the dispatcher's entries.
         std::size_t i = 0;
-        for (int closest = 0; closest < 2; ++closest)
-            for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
+        forEachEntry(
+            [&](bool closest, int t0, int t1)
             {
-                if (!ours(type))
-                    continue;
-                for (int order = 0; order < 2; ++order)
-                {
-                    if (type == custom && order == 1)
-                        continue;
-                    const int t0 = order == 0 ? type : custom;
-                    const int t1 = order == 0 ? custom : type;
-                    if (closest)
-                        dispatcher->registerClosestPointsCreateFunc(t0, t1, made[i++].get());
-                    else
-                        dispatcher->registerCollisionCreateFunc(t0, t1, made[i++].get());
-                }
-            }
+                if (closest)
+                    dispatcher->registerClosestPointsCreateFunc(t0, t1, made[i++].get());
+                else
+                    dispatcher->registerCollisionCreateFunc(t0, t1, made[i++].get());
+            });
         createFuncs = std::move(made);
         context = std::move(next);
     }
@@ -119,20 +113,16 @@ struct CollisionRegistration::Impl
     void uninstall() noexcept
     {
         btCollisionConfiguration* config = dispatcher->getCollisionConfiguration();
-        constexpr int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
-        for (int type = 0; type < MAX_BROADPHASE_COLLISION_TYPES; ++type)
-        {
-            if (!ours(type))
-                continue;
-            dispatcher->registerCollisionCreateFunc(type, custom,
-                                                    config->getCollisionAlgorithmCreateFunc(type, custom));
-            dispatcher->registerCollisionCreateFunc(custom, type,
-                                                    config->getCollisionAlgorithmCreateFunc(custom, type));
-            dispatcher->registerClosestPointsCreateFunc(
-                type, custom, config->getClosestPointsAlgorithmCreateFunc(type, custom));
-            dispatcher->registerClosestPointsCreateFunc(
-                custom, type, config->getClosestPointsAlgorithmCreateFunc(custom, type));
-        }
+        forEachEntry(
+            [&](bool closest, int t0, int t1)
+            {
+                if (closest)
+                    dispatcher->registerClosestPointsCreateFunc(
+                        t0, t1, config->getClosestPointsAlgorithmCreateFunc(t0, t1));
+                else
+                    dispatcher->registerCollisionCreateFunc(t0, t1,
+                                                            config->getCollisionAlgorithmCreateFunc(t0, t1));
+            });
         createFuncs.clear();
     }
 };
