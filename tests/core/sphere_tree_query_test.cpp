@@ -370,20 +370,22 @@ TEST(SphereTreeQuery, NoAllocationOnceWarm)
     }
 }
 
-TEST(SphereTreeQuery, RejectsBadOptions)
+// Query settings are validated once, before any query (collide() runs inside Bullet's dispatcher and
+// only asserts them).
+TEST(SphereTreeQuery, RejectsBadSettings)
 {
-    const PlateOnGround plate;
-    const test::PlaneField ground = plate.ground(0);
-    QueryScratch scratch;
-    std::vector<Contact> out;
-    Index budget = kInitialContactBudget;
-    const Eigen::Isometry3d identity = Eigen::Isometry3d::Identity();
-    EXPECT_THROW(
-        collide(plate.forest, 0, identity, ground, QuerySettings{.tolerance = -1}, budget, scratch, out),
-        Error);
-    Index zero = 0;
-    EXPECT_THROW(collide(plate.forest, 0, identity, ground, QuerySettings{}, zero, scratch, out), Error);
-    EXPECT_THROW(collide(plate.forest, 3, identity, ground, QuerySettings{}, budget, scratch, out), Error);
+    EXPECT_TRUE(querySettingsValid(QuerySettings{}, kInitialContactBudget));
+    EXPECT_NO_THROW(checkQuerySettings(QuerySettings{}, kInitialContactBudget));
+    EXPECT_FALSE(querySettingsValid(QuerySettings{.tolerance = -1}, kInitialContactBudget));
+    EXPECT_THROW(checkQuerySettings(QuerySettings{.tolerance = -1}, kInitialContactBudget), Error);
+    const Real nan = std::numeric_limits<Real>::quiet_NaN();
+    EXPECT_FALSE(querySettingsValid(QuerySettings{.speculative = nan}, kInitialContactBudget));
+    EXPECT_THROW(checkQuerySettings(QuerySettings{.speculative = nan}, kInitialContactBudget), Error);
+    EXPECT_FALSE(querySettingsValid(QuerySettings{}, 0));
+    EXPECT_THROW(checkQuerySettings(QuerySettings{}, 0), Error);
+    EXPECT_TRUE(querySettingsValid(QuerySettings{.mode = ContactMode::Full}, 0)); // Full has no budget
+    EXPECT_FALSE(querySettingsValid(QuerySettings{.contactLimit = 0}, kInitialContactBudget));
+    EXPECT_THROW(checkQuerySettings(QuerySettings{.contactLimit = 0}, kInitialContactBudget), Error);
 }
 
 } // namespace

@@ -362,6 +362,14 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
         {
             const auto* shape = static_cast<const FracturableShape*>(wraps[i]->getCollisionShape());
             active = shape->state().alive(shape->fragment());
+            if (active && !shape->state().sphereForest().alive(shape->fragment()))
+            {
+                // The object says the fragment is alive but its forest has no tree for it: corrupt
+                // state. The queries' precondition fails, so the pair outputs nothing and reports it.
+                fail("fragment is alive in its ObjectState but not alive in the sphere forest (corrupt "
+                     "state)");
+                return;
+            }
             sides[i].fracturable = shape;
             sides[i].toWorld = t * shape->materialToBody();
             sides[i].radius = shape->boundingRadius();

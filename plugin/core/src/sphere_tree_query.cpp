@@ -25,7 +25,14 @@ void QueryScratch::begin(Index pointCount)
     next.clear();
 }
 
-void checkQuery(const SphereForest& forest, FragmentId fragment, const QuerySettings& options, Index budget)
+bool querySettingsValid(const QuerySettings& options, Index budget)
+{
+    return options.tolerance >= 0 && std::isfinite(options.tolerance) && options.speculative >= 0 &&
+           std::isfinite(options.speculative) && (options.mode == ContactMode::Full || budget > 0) &&
+           options.contactLimit > 0;
+}
+
+void checkQuerySettings(const QuerySettings& options, Index budget)
 {
     if (!(options.tolerance >= 0) || !std::isfinite(options.tolerance))
         throw Error("QuerySettings", "tolerance must be finite and >= 0");
@@ -35,16 +42,12 @@ void checkQuery(const SphereForest& forest, FragmentId fragment, const QuerySett
         throw Error("QuerySettings", "the contact budget must be at least 1");
     if (options.contactLimit == 0)
         throw Error("QuerySettings", "the contact limit must be at least 1");
-    if (!forest.alive(fragment))
-        throw Error("QuerySettings",
-                    "fragment " + std::to_string(fragment) + " is not alive in the sphere forest");
 }
 
 FragmentFieldView::FragmentFieldView(const ObjectState& objectState, FragmentId f)
     : state(&objectState), fragment(f)
 {
-    if (!objectState.alive(f))
-        throw Error("FragmentFieldView", "fragment " + std::to_string(f) + " is not alive");
+    SHATTER_ASSERT(objectState.alive(f), "a field view needs a live fragment");
 }
 
 FieldSample FragmentFieldView::sample(const Vec3& p, Real band) const

@@ -19,6 +19,7 @@
 // first, kept in the point's cache entry) lets the field do its per-point work once per query.
 #pragma once
 
+#include "shatter/error.h"
 #include "sphere_forest.h"
 
 #include <Eigen/Geometry>
@@ -129,20 +130,25 @@ struct QueryScratch
     void begin(Index pointCount);
 };
 
-/// Throws shatter::Error for a negative or non-finite tolerance, a budget of 0 (unless Full), a
-/// contact limit of 0, or a fragment that is not alive in the forest.
-void checkQuery(const SphereForest& forest, FragmentId fragment, const QuerySettings& options, Index budget);
+/// True if collide() accepts `options` and `budget`: a finite tolerance and speculative band ≥ 0, a
+/// budget ≥ 1 (unless Full) and a contact limit ≥ 1.
+bool querySettingsValid(const QuerySettings& options, Index budget);
+/// Throws shatter::Error naming what querySettingsValid rejects. Callers validate once (the collision
+/// registration checks the settings the queries are built from); collide() itself never throws.
+void checkQuerySettings(const QuerySettings& options, Index budget);
 
 /// TVCG Algorithm 1: S(fragmentA) against `fieldB`; see the file comment. `aToB` maps A's material
 /// frame into B's. Appends the contacts to `out` in traversal order (deterministic). `budget` is the
 /// pair's m: read by Adaptive and FixedBudget, raised by Adaptive for every contact deeper than ε
-/// found after m was reached. No allocation once `scratch` and `out` are warm.
+/// found after m was reached. No allocation once `scratch` and `out` are warm. Preconditions (asserted,
+/// not thrown: this runs inside Bullet's dispatcher): querySettingsValid and a live `fragmentA`.
 template <class Field>
 void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isometry3d& aToB,
              const Field& fieldB, const QuerySettings& options, Index& budget, QueryScratch& scratch,
              std::vector<Contact>& out, QueryStats* stats = nullptr)
 {
-    checkQuery(forest, fragmentA, options, budget);
+    SHATTER_ASSERT(querySettingsValid(options, budget), "collide: invalid query settings");
+    SHATTER_ASSERT(forest.alive(fragmentA), "collide: the fragment has no sphere tree");
     QueryStats st;
     const Index root = forest.root(fragmentA);
     if (root != kInvalidIndex)
@@ -258,7 +264,7 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
 class FragmentFieldView
 {
 public:
-    /// Throws shatter::Error if `fragment` is not alive in `state`.
+    /// `fragment` must be alive in `state` (asserted).
     FragmentFieldView(const ObjectState& state, FragmentId fragment);
 
     FieldSample sample(const Vec3& p, Real band) const;
