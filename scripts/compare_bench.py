@@ -25,11 +25,13 @@ def run(program: Path, bench_filter: str | None) -> dict[str, dict[str, float]]:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"compare_bench: {program} exited {done.returncode}:\n{done.stderr[-2000:]}")
-    # Builds from before the benchmarks kept stdout clean printed text ahead of the report.
+    # Builds from before the benchmarks kept stdout clean printed text around the report: keep only
+    # the report's lines (braces, brackets and indented lines) when the whole output does not parse.
     text = done.stdout
-    start = text.find("\n{")
-    if not text.startswith("{") and start != -1:
-        text = text[start + 1:]
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        text = "\n".join(line for line in text.splitlines() if line[:1] in ("{", "}", "]", " ", '"'))
     try:
         report = json.loads(text)
     except json.JSONDecodeError as error:
@@ -79,6 +81,8 @@ def main() -> None:
                     "new": statistics.median(n for _, n in pairs),
                     "ratio": statistics.median(ratios) if ratios else None,
                 }
+        if args.json:  # after every program, so an interrupted run keeps what it measured
+            args.json.write_text(json.dumps(results, indent=1))
     width = max(len(key) for key in results) if results else 10
     print(f"{'benchmark/measure':<{width}}  {'base':>12}  {'new':>12}  {'new/base':>8}")
     for key, value in results.items():
