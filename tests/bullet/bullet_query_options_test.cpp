@@ -66,7 +66,9 @@ TEST(QuerySettings, SpeculativeBandReportsApproachingPointsWithoutSpendingTheBud
 
     QuerySettings negative = plain;
     negative.speculative = -1;
-    EXPECT_THROW(collide(plate.forest, 0, aToB, ground, negative, budget, scratch, out), Error);
+    // Settings are validated once, before any query (collide() runs inside Bullet and only asserts).
+    EXPECT_FALSE(querySettingsValid(negative, budget));
+    EXPECT_THROW(checkQuerySettings(negative, budget), Error);
 }
 
 TEST(QuerySettings, ContactLimitBoundsTheDeepPhase)
@@ -97,7 +99,8 @@ TEST(QuerySettings, ContactLimitBoundsTheDeepPhase)
     EXPECT_LT(limitedBudget, budget);
 
     options.contactLimit = 0;
-    EXPECT_THROW(collide(plate.forest, 0, aToB, ground, options, limitedBudget, scratch, limited), Error);
+    EXPECT_FALSE(querySettingsValid(options, limitedBudget));
+    EXPECT_THROW(checkQuerySettings(options, limitedBudget), Error);
 }
 
 } // namespace
