@@ -27,7 +27,7 @@ namespace shatter::fracture
 /// Settings of a deformation model; checked by makeDeformation.
 struct DeformationSettings
 {
-    DeformationModel model = DeformationModel::Fem;
+    DeformationModel model = DeformationModel::Modal;
     /// Contact forces are spread over the region's boundary nodes with Gaussian weights of this
     /// standard deviation, in mean tet edge lengths (> 0): a point load would make the energy depend on
     /// the mesh. γ is tuned for one value; keep it fixed afterwards.

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <numeric>
 
@@ -247,11 +248,10 @@ SparseMatrix assembleStiffness(const ElasticRegion& region, const Lame& lame, st
     return k;
 }
 
-Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces)
+void forEachSpreadForce(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces,
+                        const std::function<void(Index slot, const Vec3& force)>& visit)
 {
-    Eigen::VectorXd load = Eigen::VectorXd::Zero(region.dofCount());
     std::vector<Real> d2(region.boundarySlots.size());
-    std::vector<Real> weight(region.boundarySlots.size());
     for (std::size_t f = 0; f < forces.size(); ++f)
     {
         const ImpactForce& impact = forces[f];
@@ -273,15 +273,21 @@ Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span
         for (std::size_t i = 0; i < d2.size(); ++i)
         {
             const Real excess = d2[i] - nearest;
-            weight[i] = excess <= cutoff ? std::exp(-excess / (2 * radius * radius)) : 0;
-            sum += weight[i];
+            d2[i] = excess <= cutoff ? std::exp(-excess / (2 * radius * radius)) : 0; // now the weight
+            sum += d2[i];
         }
         SHATTER_ASSERT(sum >= 1);
         for (std::size_t i = 0; i < d2.size(); ++i)
-            if (weight[i] > 0)
-                load.segment<3>(3 * Eigen::Index(region.boundarySlots[i])) +=
-                    (weight[i] / sum) * impact.force;
+            if (d2[i] > 0)
+                visit(region.boundarySlots[i], (d2[i] / sum) * impact.force);
     }
+}
+
+Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces)
+{
+    Eigen::VectorXd load = Eigen::VectorXd::Zero(region.dofCount());
+    forEachSpreadForce(region, radius, forces,
+                       [&](Index slot, const Vec3& force) { load.segment<3>(3 * Eigen::Index(slot)) += force; });
     return load;
 }
 

@@ -19,6 +19,7 @@
 #include <Eigen/SparseCore>
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -89,6 +90,11 @@ SparseMatrix assembleStiffness(const ElasticRegion& region, const Lame& lame, st
 /// normalised Gaussian weights of standard deviation `radius` (a point load would make the energy
 /// depend on the mesh). Throws shatter::Error for a non-finite force.
 Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces);
+
+/// The same load as visits (boundary slot, its share of one force), force by force, without the
+/// DOF vector (the criterion's bound projects it on the modes directly).
+void forEachSpreadForce(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces,
+                        const std::function<void(Index slot, const Vec3& force)>& visit);
 
 /// Inertia relief (the body is free, so a contact load alone is not in equilibrium): per component,
 /// subtracts m_v (a + α × (x_v − c)) from each nodal force, where a and α are the rigid accelerations

@@ -6,14 +6,17 @@
 // stages in more detail: docs/algorithms.md, "One fracture event".
 #include "fracture_pipeline.h"
 
-#include "convex_hull_volume.h"
 #include "cvd.h"
+#include "fracture_bound.h"
+#include "fracture_precompute.h"
 #include "metric.h"
+#include "modal_deformation.h"
 #include "shatter/error.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace shatter::fracture
@@ -34,9 +37,8 @@ bool sameWarp(const MetricWarp& a, const MetricWarp& b)
            a.waveDirection == b.waveDirection && a.wavePhaseDirection == b.wavePhaseDirection;
 }
 
-// An asset counts as non-convex when it fills less than this fraction of its convex hull: the CVD's
-// Euclidean cells can then reach across the missing material (CVD §3.2, Fig. 4).
-constexpr Real kConvexFillRatio = 0.95;
+// Relative margin of mightBreak's comparison with γ: the bound and planFracture's E_D round differently.
+constexpr Real kBoundMargin = 1e-6;
 
 // Empty when `mesh` is closed and consistently oriented (every directed edge once, its twin once),
 // finite and encloses a positive volume; otherwise what is wrong.
@@ -72,6 +74,17 @@ struct FracturePipeline::AssetEntry
     bool convexityKnown = false;
     bool nonConvex = false;
     std::vector<std::shared_ptr<const InteriorEmbedding>> embeddings; // one per warp
+    std::shared_ptr<const FragmentRegion> wholeRegion; // the unbroken object's (built once)
+};
+
+struct FracturePipeline::BoundEntry
+{
+    std::weak_ptr<const Asset> asset;         // to notice a freed asset whose address was reused
+    std::weak_ptr<const FragmentMesh> mesh;   // the fragment's (its identity); empty for the whole object
+    const FragmentMesh* meshKey = nullptr;    // null for the whole object
+    std::uint64_t materialKey = 0;            // boundMaterialKey: ν, β, warp
+    std::shared_ptr<const ModalBasis> basis;
+    FractureBoundData data;
 };
 
 FracturePipeline::FracturePipeline(const PipelineSettings& settings)
@@ -107,9 +120,8 @@ FractureMetric FracturePipeline::metricFor(const std::shared_ptr<const Asset>& a
     AssetEntry& entry = entryFor(asset);
     if (!entry.convexityKnown)
     {
-        const Real hull = convexHullVolume(asset->surface.vertices);
-        const Real volume = asset->tetMesh.totalVolume();
-        entry.nonConvex = hull > 0 && volume < kConvexFillRatio * hull;
+        const std::optional<bool> stored = loadNonConvex(*asset);
+        entry.nonConvex = stored ? *stored : assetNonConvex(*asset);
         entry.convexityKnown = true;
     }
     return entry.nonConvex ? FractureMetric::Interior : FractureMetric::Euclidean;
@@ -127,18 +139,141 @@ FracturePipeline::embeddingFor(const std::shared_ptr<const Asset>& asset, const 
             return e;
     EmbeddingSettings options = pipelineSettings.embedding;
     options.warp = warp;
-    entry.embeddings.push_back(
-        std::make_shared<const InteriorEmbedding>(computeInteriorEmbedding(*asset, options)));
+    std::optional<InteriorEmbedding> stored = loadEmbedding(*asset, options);
+    entry.embeddings.push_back(std::make_shared<const InteriorEmbedding>(
+        stored ? std::move(*stored) : computeInteriorEmbedding(*asset, options)));
     return entry.embeddings.back();
+}
+
+std::shared_ptr<const FragmentRegion> FracturePipeline::wholeRegionFor(const std::shared_ptr<const Asset>& asset)
+{
+    const std::lock_guard<std::mutex> lock(embeddingMutex);
+    AssetEntry& entry = entryFor(asset);
+    if (!entry.wholeRegion)
+        entry.wholeRegion = std::make_shared<const FragmentRegion>(wholeMeshRegion(asset->tetMesh));
+    return entry.wholeRegion;
+}
+
+std::vector<Real> FracturePipeline::coordinatesFor(const ObjectState& state, const Material& material,
+                                                   int* dimension, FractureMetric* metric)
+{
+    const FractureMetric used = metricFor(state.assetPointer());
+    std::shared_ptr<const InteriorEmbedding> embedding;
+    if (used == FractureMetric::Interior)
+        embedding = embeddingFor(state.assetPointer(), material.warp);
+    MetricCoordinates coords = pipelineCoordinates(state.asset(), embedding.get(), material.warp,
+                                                   pipelineSettings.embedding.positionWeight);
+    *dimension = coords.dimension;
+    if (metric)
+        *metric = used;
+    return std::move(coords.coords);
+}
+
+std::shared_ptr<const FracturePipeline::BoundEntry>
+FracturePipeline::boundFor(const ObjectState& state, FragmentId fragment, const Material& material)
+{
+    auto* modal = dynamic_cast<ModalDeformation*>(deformation.get());
+    if (!modal)
+        return nullptr; // FEM: no bound
+    const bool whole = state.fragmentCount() == 1;
+    const std::shared_ptr<const FragmentMesh>& mesh = whole ? nullptr : state.fragmentMesh(fragment);
+    if (!whole && !mesh)
+        return nullptr; // no identity to key it by
+    const FragmentMesh* meshKey = whole ? nullptr : mesh.get();
+    const std::uint64_t materialKey = boundMaterialKey(material);
+    const std::shared_ptr<const Asset>& asset = state.assetPointer();
+    {
+        const std::lock_guard<std::mutex> lock(boundMutex);
+        for (auto it = bounds.begin(); it != bounds.end(); ++it)
+        {
+            const BoundEntry& e = **it;
+            if (e.meshKey != meshKey || e.materialKey != materialKey || e.asset.lock() != asset ||
+                (meshKey && e.mesh.lock() != mesh))
+                continue;
+            bounds.splice(bounds.begin(), bounds, it);
+            return bounds.front();
+        }
+    }
+    // Built without the lock (two threads may build the same entry once each; both are equal).
+    auto entry = std::make_shared<BoundEntry>();
+    entry->asset = asset;
+    entry->mesh = mesh;
+    entry->meshKey = meshKey;
+    entry->materialKey = materialKey;
+    const TetMesh& tetMesh = state.asset().tetMesh;
+    const std::shared_ptr<const FragmentRegion> region =
+        whole ? wholeRegionFor(asset)
+              : std::make_shared<const FragmentRegion>(fragmentRegion(state.field(), fragment));
+    const std::vector<Index> tets = whole ? allTets(state.asset()) : tetsTouchingNodes(tetMesh, region->nodes);
+    entry->basis = modal->basis(state.asset(), tets, material);
+    std::optional<FractureBoundData> stored;
+    if (whole)
+        stored = loadBoundData(state.asset(), material, pipelineSettings, metricFor(asset));
+    if (stored)
+        entry->data = std::move(*stored);
+    else
+    {
+        int dimension = 0;
+        const std::vector<Real> coords = coordinatesFor(state, material, &dimension, nullptr);
+        entry->data = computeFractureBoundData(tetMesh, *entry->basis, *region, coords, dimension, material);
+    }
+    const std::lock_guard<std::mutex> lock(boundMutex);
+    bounds.push_front(entry);
+    // Room for every fragment a few events produce; each entry shares its basis with the model's cache.
+    const std::size_t capacity = 8 * pipelineSettings.deformation.cacheCapacity;
+    while (bounds.size() > capacity)
+        bounds.pop_back();
+    return entry;
+}
+
+bool FracturePipeline::mightBreak(const ObjectState& state, FragmentId fragment, const Material& material,
+                                  std::span<const ImpactForce> forces, Real* bound)
+{
+    if (bound)
+        *bound = std::numeric_limits<Real>::infinity();
+    if (!state.alive(fragment))
+        throw Error("FracturePipeline", "fragment " + std::to_string(fragment) + " is not alive");
+    checkMaterial(material, state.asset().tetMesh.tetCount());
+    if (material.maxFragments < 2)
+        return false; // planFracture never splits it
+    const std::shared_ptr<const BoundEntry> entry = boundFor(state, fragment, material);
+    if (!entry)
+        return true;
+    const Eigen::VectorXd load =
+        modalLoad(*entry->basis, pipelineSettings.deformation.contactRadius, forces);
+    const Real value = fractureEnergyBound(entry->data, *entry->basis, load, material);
+    if (bound)
+        *bound = value;
+    return !(value * (1 + kBoundMargin) <= material.toughness);
 }
 
 void FracturePipeline::prepare(const ObjectState& state, const Material& material)
 {
     const Asset& asset = state.asset();
     checkMaterial(material, asset.tetMesh.tetCount());
-    deformation->prepare(asset, allTets(asset), material);
     if (metricFor(state.assetPointer()) == FractureMetric::Interior)
         embeddingFor(state.assetPointer(), material.warp);
+    if (deformation->model() == DeformationModel::Modal)
+        boundFor(state, 0, material); // the basis and the bound's data
+    else
+        deformation->prepare(asset, allTets(asset), material);
+}
+
+void FracturePipeline::prepareFragments(const ObjectState& state, std::span<const FragmentId> fragments,
+                                        const Material& material)
+{
+    const Asset& asset = state.asset();
+    checkMaterial(material, asset.tetMesh.tetCount());
+    for (FragmentId f : fragments)
+    {
+        if (!state.alive(f))
+            continue;
+        if (deformation->model() == DeformationModel::Modal && boundFor(state, f, material))
+            continue;
+        const FragmentRegion region =
+            state.fragmentCount() == 1 ? wholeMeshRegion(asset.tetMesh) : fragmentRegion(state.field(), f);
+        deformation->prepare(asset, tetsTouchingNodes(asset.tetMesh, region.nodes), material);
+    }
 }
 
 std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& state, FragmentId fragment,
@@ -163,7 +298,10 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
 
     // 1. Region. An unbroken object is the whole mesh (no field lookups needed).
     const bool whole = state.fragmentCount() == 1;
-    const FragmentRegion region = whole ? wholeMeshRegion(mesh) : fragmentRegion(state.field(), fragment);
+    const std::shared_ptr<const FragmentRegion> regionPointer =
+        whole ? wholeRegionFor(state.assetPointer())
+              : std::make_shared<const FragmentRegion>(fragmentRegion(state.field(), fragment));
+    const FragmentRegion& region = *regionPointer;
     if (material.minFragmentVolume > 0)
     {
         const auto& parentMesh = state.fragmentMesh(fragment);
@@ -172,6 +310,20 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
         if (volume < material.minFragmentVolume)
         {
             st.belowMinVolume = true;
+            finish();
+            return std::nullopt;
+        }
+    }
+
+    // The bound (fracture_bound.h): most impacts are far too weak to break anything.
+    if (pipelineSettings.useBound)
+    {
+        const auto boundStart = Clock::now();
+        const bool might = mightBreak(state, fragment, material, forces, &st.energyBound);
+        st.boundMs = msSince(boundStart);
+        if (!might)
+        {
+            st.boundRejected = true;
             finish();
             return std::nullopt;
         }
@@ -187,21 +339,8 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
 
     // 3. Metric coordinates.
     stage = Clock::now();
-    st.metric = metricFor(state.assetPointer());
-    std::shared_ptr<const InteriorEmbedding> embedding;
-    if (st.metric == FractureMetric::Interior)
-        embedding = embeddingFor(state.assetPointer(), material.warp);
-    MetricCoordinates coords = metricCoordinates(asset, embedding.get(), material.warp);
-    if (embedding && pipelineSettings.embedding.positionWeight > 0)
-    {
-        // The embedding matches geodesics in model units; the appended position (weight w) adds w × the
-        // same distance in quadrature where the object is locally convex. Rescale so that distances stay
-        // in model units and γ means the same in both metrics.
-        const Real w = pipelineSettings.embedding.positionWeight;
-        const Real scale = 1 / std::sqrt(1 + w * w);
-        for (Real& c : coords.coords)
-            c *= scale;
-    }
+    MetricCoordinates coords;
+    coords.coords = coordinatesFor(state, material, &coords.dimension, &st.metric);
     st.metricMs = msSince(stage);
 
     // 4-5. Criterion, degree and CVD, then the tessellation.

@@ -16,6 +16,7 @@
 #include "tessellation.h"
 
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,10 @@ struct PipelineSettings
     TessellationSettings tessellation; ///< threads, margins (its density is replaced by the Material's)
     /// Fill FractureEventStats::splitCells (costs one nearest-site pass over the region per event).
     bool countSplitCells = false;
+    /// fracture() first asks mightBreak() and stops there when the impact certainly cannot break the
+    /// fragment (modal model only; the FEM model has no bound). Off: every event runs the criterion
+    /// (e.g. to read PlanStats::wholeEnergy of a weak impact).
+    bool useBound = true;
 };
 
 /// What one event cost and produced; every time in milliseconds.
@@ -68,6 +73,11 @@ struct FractureEventStats
     /// interior metric avoids (cvd_test, InteriorMetricSplitsFewerCellsOnThePiggyBank).
     Index splitCells = 0;
     bool belowMinVolume = false; ///< the parent was smaller than Material::minFragmentVolume: kept whole
+    /// mightBreak() proved the impact cannot break the fragment: no deformation, no criterion (plan and
+    /// strainEnergy stay 0).
+    bool boundRejected = false;
+    Real energyBound = 0; ///< mightBreak()'s upper bound on E_D(N = 1) (+∞ when there is none)
+    double boundMs = 0;   ///< mightBreak()
 };
 
 /// The pipeline with its caches (deformation factorisations / bases, interior embeddings per asset).
@@ -79,6 +89,8 @@ public:
     ~FracturePipeline();
 
     const PipelineSettings& settings() const { return pipelineSettings; }
+    /// Switches PipelineSettings::useBound between events (not while fracture() runs on another thread).
+    void setUseBound(bool on) { pipelineSettings.useBound = on; }
 
     /// Decides and computes the fracture of live fragment `fragment` of `state` under `forces` (material
     /// frame). std::nullopt when the criterion says it holds. Deterministic for a given seed. Does not
@@ -87,9 +99,24 @@ public:
                                            const Material& material, std::span<const ImpactForce> forces,
                                            std::uint64_t seed, FractureEventStats* stats = nullptr);
 
-    /// Moves the expensive per-asset work (embedding, factorisation / modal basis of the whole object)
-    /// off the first fracture event.
+    /// False only when `forces` certainly cannot break live fragment `fragment`: an upper bound on the
+    /// criterion E_D(N = 1) (fracture_bound.h) is ≤ γ, or Material::maxFragments < 2. Modal model only
+    /// (the FEM model always answers true). Costs O(boundary nodes + k) per call once the fragment's
+    /// bound data is built (on its first call, by prepare() or prepareFragments()). `bound` receives the
+    /// bound (+∞ when there is none). Throws shatter::Error like fracture().
+    bool mightBreak(const ObjectState& state, FragmentId fragment, const Material& material,
+                    std::span<const ImpactForce> forces, Real* bound = nullptr);
+
+    /// Moves the expensive per-asset work (embedding, factorisation / modal basis of the whole object
+    /// and the bound's data) off the first fracture event; reads it from the asset's precomputed
+    /// sections when they are there (fracture_precompute.h).
     void prepare(const ObjectState& state, const Material& material);
+
+    /// The same for new fragments (e.g. FractureResult::fragments, right after apply()): each live one
+    /// gets its modal basis and bound data (FEM: its factorisation), so that its first hit pays only the
+    /// solve. Dead or unknown ids are skipped. May run on another thread than fracture().
+    void prepareFragments(const ObjectState& state, std::span<const FragmentId> fragments,
+                          const Material& material);
 
     /// The metric the pipeline uses for `asset` (Euclidean or Interior; resolves Auto, computing the
     /// asset's convex hull once).
@@ -100,7 +127,14 @@ public:
 
 private:
     struct AssetEntry; // per asset: convexity, embeddings per warp
+    struct BoundEntry; // per fragment (and ν, β, warp): its modal basis and bound data
+    std::shared_ptr<const BoundEntry> boundFor(const ObjectState& state, FragmentId fragment,
+                                               const Material& material);
+    /// The metric coordinates of every asset node the CVD of `state` uses (step 3 of fracture()).
+    std::vector<Real> coordinatesFor(const ObjectState& state, const Material& material, int* dimension,
+                                     FractureMetric* metric);
     AssetEntry& entryFor(const std::shared_ptr<const Asset>& asset); // with embeddingMutex held
+    std::shared_ptr<const FragmentRegion> wholeRegionFor(const std::shared_ptr<const Asset>& asset);
     std::shared_ptr<const InteriorEmbedding> embeddingFor(const std::shared_ptr<const Asset>& asset,
                                                           const MetricWarp& warp);
 
@@ -108,6 +142,8 @@ private:
     std::unique_ptr<Deformation> deformation;
     std::mutex embeddingMutex;
     std::map<const Asset*, std::unique_ptr<AssetEntry>> assets;
+    std::mutex boundMutex;
+    std::list<std::shared_ptr<const BoundEntry>> bounds; // most recently used first
 };
 
 } // namespace shatter::fracture

@@ -73,4 +73,17 @@ MetricCoordinates metricCoordinates(const Asset& asset, const InteriorEmbedding*
     return out;
 }
 
+MetricCoordinates pipelineCoordinates(const Asset& asset, const InteriorEmbedding* embedding,
+                                      const MetricWarp& warp, Real positionWeight)
+{
+    MetricCoordinates coords = metricCoordinates(asset, embedding, warp);
+    if (embedding && positionWeight > 0)
+    {
+        const Real scale = 1 / std::sqrt(1 + positionWeight * positionWeight);
+        for (Real& c : coords.coords)
+            c *= scale;
+    }
+    return coords;
+}
+
 } // namespace shatter::fracture

@@ -32,4 +32,12 @@ bool isIdentityWarp(const MetricWarp& warp);
 MetricCoordinates metricCoordinates(const Asset& asset, const InteriorEmbedding* embedding,
                                     const MetricWarp& warp);
 
+/// The coordinates the fracture pipeline's CVD uses: metricCoordinates(), and with an embedding that
+/// appends the position (positionWeight w > 0) every coordinate scaled by 1/√(1 + w²). The embedding
+/// matches geodesics in model units and the appended position adds w × the same distance in quadrature
+/// where the object is locally convex, so the scale keeps distances in model units and γ means the
+/// same in both metrics.
+MetricCoordinates pipelineCoordinates(const Asset& asset, const InteriorEmbedding* embedding,
+                                      const MetricWarp& warp, Real positionWeight);
+
 } // namespace shatter::fracture

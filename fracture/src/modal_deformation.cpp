@@ -16,6 +16,7 @@
 #include "modal_deformation.h"
 
 #include "deformation_region.h"
+#include "fracture_precompute.h"
 
 #include "shatter/error.h"
 
@@ -31,18 +32,10 @@ namespace shatter::fracture
 
 using namespace detail;
 
-struct ModalDeformation::Entry
-{
-    std::shared_ptr<const ElasticRegion> region;
-    Lame lame;
-    Eigen::MatrixXd modes;       ///< DOFs × k, M-orthonormal
-    Eigen::VectorXd eigenvalues; ///< k, increasing, > 0
-};
-
 struct ModalDeformation::Cache
 {
     explicit Cache(std::size_t capacity) : regions(capacity) {}
-    RegionCache<ModalDeformation::Entry> regions;
+    RegionCache<ModalBasis> regions;
 };
 
 namespace
@@ -159,7 +152,7 @@ private:
 constexpr Eigen::Index kDenseLimit = 600;
 
 void solveDense(const SparseMatrix& k, const Eigen::VectorXd& mass, int rigidCount, int count,
-                ModalDeformation::Entry& entry)
+                ModalBasis& entry)
 {
     const Eigen::MatrixXd dense = Eigen::MatrixXd(k);
     const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> solver(
@@ -172,7 +165,7 @@ void solveDense(const SparseMatrix& k, const Eigen::VectorXd& mass, int rigidCou
 }
 
 void solveLanczos(const SparseMatrix& k, const Eigen::VectorXd& mass, const ElasticRegion& region, int count,
-                  ModalDeformation::Entry& entry)
+                  ModalBasis& entry)
 {
     const RigidModes rigid = rigidModes(region, mass);
     DeflatedShiftInvert op(k, mass, region, rigid);
@@ -213,18 +206,31 @@ void solveLanczos(const SparseMatrix& k, const Eigen::VectorXd& mass, const Elas
     }
 }
 
-std::shared_ptr<const ModalDeformation::Entry> computeBasis(const Asset& asset, std::vector<Index> tets,
-                                                            const Material& material, int modeCount)
+/// The unit material of a basis (E = 1, ρ = 1, ν): its cache key and its stiffness.
+Material unitMaterial(Real poissonRatio)
 {
-    auto entry = std::make_shared<ModalDeformation::Entry>();
+    Material unit;
+    unit.youngsModulus = 1;
+    unit.density = 1;
+    unit.poissonRatio = poissonRatio;
+    return unit;
+}
+
+} // namespace
+
+std::shared_ptr<const ModalBasis> computeModalBasis(const Asset& asset, std::vector<Index> tets,
+                                                    Real poissonRatio, int modeCount)
+{
+    auto entry = std::make_shared<ModalBasis>();
     entry->region = buildRegion(asset, std::move(tets));
-    entry->lame = lameParameters(material);
+    entry->poissonRatio = poissonRatio;
     const ElasticRegion& region = *entry->region;
 
-    const SparseMatrix k = assembleStiffness(region, entry->lame, {}, int(region.dofCount()));
+    const SparseMatrix k =
+        assembleStiffness(region, lameParameters(unitMaterial(poissonRatio)), {}, int(region.dofCount()));
     Eigen::VectorXd mass(region.dofCount());
     for (Index s = 0; s < region.slotCount(); ++s)
-        mass.segment<3>(3 * Eigen::Index(s)).setConstant(material.density * region.slotVolume[s]);
+        mass.segment<3>(3 * Eigen::Index(s)).setConstant(region.slotVolume[s]);
 
     const int rigidCount = 6 * int(region.componentCount());
     const Eigen::Index free = k.rows() - rigidCount;
@@ -237,7 +243,17 @@ std::shared_ptr<const ModalDeformation::Entry> computeBasis(const Asset& asset, 
     return entry;
 }
 
-} // namespace
+Eigen::VectorXd modalLoad(const ModalBasis& basis, Real contactRadius, std::span<const ImpactForce> forces)
+{
+    const ElasticRegion& region = *basis.region;
+    // The elastic modes are M-orthogonal to the rigid ones and inertia relief only subtracts a rigid
+    // acceleration times M, so Φᵀ f is the same with or without it: the relief is skipped here.
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(basis.modeCount());
+    forEachSpreadForce(region, contactRadius * region.meanEdge, forces,
+                       [&](Index slot, const Vec3& force)
+                       { g.noalias() += basis.modes.middleRows<3>(3 * Eigen::Index(slot)).transpose() * force; });
+    return g;
+}
 
 ModalDeformation::ModalDeformation(const DeformationSettings& options) : settings(options)
 {
@@ -249,34 +265,51 @@ ModalDeformation::~ModalDeformation() = default;
 
 void ModalDeformation::prepare(const Asset& asset, std::span<const Index> tets, const Material& material)
 {
-    (void)eigenvalues(asset, tets, material);
+    (void)basis(asset, tets, material);
+}
+
+std::shared_ptr<const ModalBasis> ModalDeformation::basis(const Asset& asset, std::span<const Index> tets,
+                                                          const Material& material)
+{
+    checkMaterial(material, asset.tetMesh.tetCount(), "Material");
+    const RegionRequest request =
+        makeRequest(asset, tets, unitMaterial(material.poissonRatio), settings.modeCount);
+    return cache->regions.findOrBuild(request,
+                                      [&](std::vector<Index> sorted) -> std::shared_ptr<const ModalBasis>
+                                      {
+                                          if (sorted.size() == asset.tetMesh.tets.size())
+                                              if (auto stored = loadModalBasis(asset, material.poissonRatio,
+                                                                               settings.modeCount))
+                                                  return stored;
+                                          return computeModalBasis(asset, std::move(sorted),
+                                                                   material.poissonRatio, settings.modeCount);
+                                      });
 }
 
 std::vector<Real> ModalDeformation::eigenvalues(const Asset& asset, std::span<const Index> tets,
                                                 const Material& material)
 {
-    const RegionRequest request = makeRequest(asset, tets, material, settings.modeCount);
-    const std::shared_ptr<const Entry> entry = cache->regions.findOrBuild(
-        request, [&](std::vector<Index> sorted)
-        { return computeBasis(asset, std::move(sorted), material, settings.modeCount); });
-    return {entry->eigenvalues.begin(), entry->eigenvalues.end()};
+    const std::shared_ptr<const ModalBasis> entry = basis(asset, tets, material);
+    const Real scale = material.youngsModulus / material.density; // unit → real (file comment)
+    std::vector<Real> values(entry->eigenvalues.begin(), entry->eigenvalues.end());
+    for (Real& v : values)
+        v *= scale;
+    return values;
 }
 
 StrainEnergy ModalDeformation::compute(const Asset& asset, std::span<const Index> tets,
                                        const Material& material, std::span<const ImpactForce> forces)
 {
-    const RegionRequest request = makeRequest(asset, tets, material, settings.modeCount);
-    const std::shared_ptr<const Entry> entry = cache->regions.findOrBuild(
-        request, [&](std::vector<Index> sorted)
-        { return computeBasis(asset, std::move(sorted), material, settings.modeCount); });
+    const std::shared_ptr<const ModalBasis> entry = basis(asset, tets, material);
     const ElasticRegion& region = *entry->region;
     // The elastic modes are M-orthogonal to the rigid ones, so inertia relief does not change φᵀf; it is
     // applied anyway (O(DOFs)) so that the load is the FEM model's to round-off.
     Eigen::VectorXd load = spreadForces(region, settings.contactRadius * region.meanEdge, forces);
     relieveInertia(region, material.density, load);
+    // Unit response divided by E: the real material's (file comment).
     const Eigen::VectorXd q = (entry->modes.transpose() * load).cwiseQuotient(entry->eigenvalues);
-    const Eigen::VectorXd u = entry->modes * q;
-    return strainEnergy(region, entry->lame, u);
+    const Eigen::VectorXd u = (entry->modes * q) / material.youngsModulus;
+    return strainEnergy(region, lameParameters(material), u);
 }
 
 void ModalDeformation::clearCache()

@@ -5,12 +5,16 @@
 // every mode kept this is the FEM solution (up to a rigid motion, which carries no energy); with k
 // modes it is its smooth part, at O(k · DOFs) per event instead of a sparse back-substitution.
 //
-// Where the basis lives: in this object's region cache, keyed like the FEM factorisation by the
-// asset's geometry, the region's tets and the elastic constants — not in shatter::Asset. The Asset is
-// the collision library's immutable, Bullet- and fracture-free cache file (plugin/core), and the modes
-// depend on the material (ν, and E/ρ through λ), which is per object, not per mesh. A FractureSystem
-// keeps one ModalDeformation for all its objects, so instances of one asset with one material share
-// one basis; prepare() computes it at registration time.
+// Units: the basis is computed for the unit material (E = 1, ρ = 1, the object's ν). For a homogeneous
+// material K scales with E and M with ρ, so the real modes are φ/√ρ with eigenvalues λ E/ρ, and the
+// static response Σ φ φᵀ f / λ of the real material is the unit one divided by E (ρ cancels). One basis
+// thus serves every E and ρ, and can be stored with the asset (fracture_precompute.h).
+//
+// Where the basis lives: in this object's region cache, keyed by the asset's geometry, the region's
+// tets, ν and the mode count. The whole object's basis is read from the asset's precomputed section
+// when it has one (fracture_precompute.h) instead of being computed. A FractureSystem keeps one
+// ModalDeformation for all its objects, so instances of one asset share one basis; prepare() gets it
+// at registration time.
 //
 // Fragments: a fragment's basis is computed on first need by the same code path (its region is its
 // own free body), then cached; fragments are much smaller than the object, so this costs a fraction of
@@ -18,12 +22,35 @@
 #pragma once
 
 #include "deformation.h"
+#include "deformation_region.h"
+
+#include <Eigen/Core>
 
 #include <memory>
 #include <vector>
 
 namespace shatter::fracture
 {
+
+/// The modal basis of one region for the unit material (E = 1, ρ = 1; see the file comment).
+struct ModalBasis
+{
+    std::shared_ptr<const detail::ElasticRegion> region;
+    Real poissonRatio = 0;
+    Eigen::MatrixXd modes;       ///< DOFs × k, M-orthonormal for ρ = 1
+    Eigen::VectorXd eigenvalues; ///< k, increasing, > 0, for E = 1 and ρ = 1
+
+    int modeCount() const { return int(eigenvalues.size()); }
+};
+
+/// Computes the basis of `tets` (normalised: increasing, unique, in range) of `asset`: the
+/// min(modeCount, elastic DOFs) lowest elastic modes. Throws shatter::Error if the eigensolver fails.
+std::shared_ptr<const ModalBasis> computeModalBasis(const Asset& asset, std::vector<Index> tets,
+                                                    Real poissonRatio, int modeCount);
+
+/// g = Φᵀ f for the unit basis: the spread, inertia-relieved contact load (as compute() builds it)
+/// projected on the modes; the unit modal coordinates are g_j / λ_j. Only the loaded DOFs are read.
+Eigen::VectorXd modalLoad(const ModalBasis& basis, Real contactRadius, std::span<const ImpactForce> forces);
 
 class ModalDeformation final : public Deformation
 {
@@ -42,7 +69,12 @@ public:
     /// The region's elastic eigenvalues λ_i = ω_i² (1/s², increasing), computing the basis if needed.
     std::vector<Real> eigenvalues(const Asset& asset, std::span<const Index> tets, const Material& material);
 
-    struct Entry; ///< a region's discretisation and modal basis (private)
+    /// The region's unit basis (cached; from the asset's precomputed section for the whole object when
+    /// present, computed otherwise).
+    std::shared_ptr<const ModalBasis> basis(const Asset& asset, std::span<const Index> tets,
+                                            const Material& material);
+
+    const DeformationSettings& options() const { return settings; }
 
 private:
     DeformationSettings settings;

@@ -51,13 +51,17 @@ std::vector<ImpactForce> pushAt(const ObjectState& state, FragmentId f, Index ve
     return {{p, magnitude * toward}};
 }
 
-// E_D(N = 1) of an impact: the criterion's value before any split.
+// E_D(N = 1) of an impact: the criterion's value before any split (without the bound, which would
+// stop the event before the criterion).
 Real wholeEnergy(FracturePipeline& pipeline, const ObjectState& state, FragmentId f, Material m,
                  std::span<const ImpactForce> forces)
 {
     m.toughness = 1e300;
     FractureEventStats stats;
+    const bool useBound = pipeline.settings().useBound;
+    pipeline.setUseBound(false);
     EXPECT_FALSE(pipeline.fracture(state, f, m, forces, 1, &stats).has_value());
+    pipeline.setUseBound(useBound);
     return stats.plan.wholeEnergy;
 }
 

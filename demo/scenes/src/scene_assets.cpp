@@ -2,6 +2,7 @@
 // content-keyed loadOrBuildAsset.
 #include "scene_assets.h"
 
+#include "fracture_precompute.h"
 #include "shatter/cook.h"
 #include "shatter/error.h"
 
@@ -21,14 +22,20 @@ std::filesystem::path assetCacheDirectory(const std::filesystem::path& requested
     return SHATTER_SCENES_CACHE_DIR;
 }
 
+namespace
+{
+
+std::mutex tableMutex;
+std::map<std::filesystem::path, std::shared_ptr<const Asset>> loaded; // by canonical mesh path
+
+} // namespace
+
 std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
                                         const std::filesystem::path& cacheDir,
                                         const ProgressCallback& progress)
 {
-    static std::mutex mutex;
-    static std::map<std::filesystem::path, std::shared_ptr<const Asset>> loaded;
     const std::filesystem::path key = std::filesystem::weakly_canonical(mesh);
-    const std::lock_guard lock(mutex);
+    const std::lock_guard lock(tableMutex);
     std::shared_ptr<const Asset>& asset = loaded[key];
     if (asset)
         return asset;
@@ -45,6 +52,30 @@ std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
         throw Error("scene asset", built.error);
     asset = std::move(built.asset);
     return asset;
+}
+
+std::shared_ptr<const Asset> fracturableSceneAsset(const std::filesystem::path& mesh,
+                                                   const std::filesystem::path& cacheDir,
+                                                   const fracture::Material& material,
+                                                   const fracture::FractureSystemSettings& settings,
+                                                   const ProgressCallback& progress)
+{
+    const std::shared_ptr<const Asset> asset = sceneAsset(mesh, cacheDir, progress);
+    // The pipeline settings FractureSystem builds from its settings.
+    fracture::PipelineSettings pipeline;
+    pipeline.deformation.model = settings.deformation;
+    pipeline.metric = settings.metric;
+    const std::lock_guard lock(tableMutex);
+    std::shared_ptr<const Asset>& current = loaded[std::filesystem::weakly_canonical(mesh)];
+    if (!current)
+        current = asset;
+    if (fracture::hasFracturePrecompute(*current, material, pipeline))
+        return current;
+    auto extended = std::make_shared<Asset>(*current);
+    fracture::addFracturePrecompute(*extended, material, pipeline);
+    extended->save(assetCacheFile(mesh, cacheDir, AssetSettings{}));
+    current = std::move(extended);
+    return current;
 }
 
 } // namespace shatter::scenes

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "shatter/asset.h"
+#include "shatter/fracture_system.h"
 #include "shatter/progress.h"
 
 #include <filesystem>
@@ -23,5 +24,15 @@ std::filesystem::path assetCacheDirectory(const std::filesystem::path& requested
 std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
                                         const std::filesystem::path& cacheDir,
                                         const ProgressCallback& progress = {});
+
+/// sceneAsset() with fracture's per-asset precomputation for an object of `material` in a FractureSystem
+/// with `settings` (fracture_precompute.h: modal basis, the criterion bound's data, interior embedding,
+/// convexity). A cache that lacks it gets it once: computed, added to the asset, and the cache file
+/// saved again, so later runs load it instead of computing it. Thread-safe.
+std::shared_ptr<const Asset> fracturableSceneAsset(const std::filesystem::path& mesh,
+                                                   const std::filesystem::path& cacheDir,
+                                                   const fracture::Material& material,
+                                                   const fracture::FractureSystemSettings& settings,
+                                                   const ProgressCallback& progress = {});
 
 } // namespace shatter::scenes

@@ -56,7 +56,9 @@ fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
 {
     const std::filesystem::path mesh = resolveMesh(o.asset, scene.file);
     std::shared_ptr<const Asset> asset =
-        sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress);
+        o.fracturable ? fracturableSceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), o.material,
+                                              system->settings(), options.assetProgress)
+                      : sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress);
     fracture::ObjectSettings oo;
     oo.dynamic = o.dynamic;
     oo.fracturable = o.fracturable;

@@ -65,8 +65,9 @@ struct FractureEventStats;
 /// Settings of a FractureSystem; checked by its constructor.
 struct FractureSystemSettings
 {
-    /// The deformation model (CVD §3.3); default Fem.
-    DeformationModel deformation = DeformationModel::Fem;
+    /// The deformation model (CVD §3.3); default Modal (TVCG 2013's choice: an impact costs O(k · DOFs),
+    /// and the criterion's bound rejects most non-breaking impacts without it). Fem stays selectable.
+    DeformationModel deformation = DeformationModel::Modal;
     /// The metric of the fracture pattern's Voronoi cells (CVD §3.2); default Auto.
     FractureMetric metric = FractureMetric::Auto;
     /// Install onInternalTick as the world's post-tick callback; default true.
