@@ -8,8 +8,8 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 namespace shatter::fracture::detail
@@ -287,7 +287,8 @@ Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span
 {
     Eigen::VectorXd load = Eigen::VectorXd::Zero(region.dofCount());
     forEachSpreadForce(region, radius, forces,
-                       [&](Index slot, const Vec3& force) { load.segment<3>(3 * Eigen::Index(slot)) += force; });
+                       [&](Index slot, const Vec3& force)
+                       { load.segment<3>(3 * Eigen::Index(slot)) += force; });
     return load;
 }
 

@@ -22,15 +22,15 @@ namespace shatter::fracture
 /// P_v = β_v ‖x_v − p‖² (β_v the node's weakness, x_v its metric coordinates, p a fixed point):
 struct FractureBoundData
 {
-    std::vector<Real> pwMode;  ///< per mode j: max_v √(P_v (H_v)_jj / V_v)
-    std::vector<Real> wMode;   ///< per mode j: max_v √((H_v)_jj / V_v)
-    Real pwPlain = 0;          ///< max_v λ_max(P_v H_v / V_v)
-    Real pwScaled = 0;         ///< max_v λ_max(P_v Λ^-½ H_v Λ^-½ / V_v)
-    Real wPlain = 0;           ///< max_v λ_max(H_v / V_v)
-    Real wScaled = 0;          ///< max_v λ_max(Λ^-½ H_v Λ^-½ / V_v)
-    Real pMax = 0;             ///< max_v P_v over nodes with V_v > 0
-    Real pMaxBare = 0;         ///< max_v P_v over nodes with V_v = 0 (their weight is β_v U_v)
-    Real volume = 0;           ///< Σ_v V_v
+    std::vector<Real> pwMode; ///< per mode j: max_v √(P_v (H_v)_jj / V_v)
+    std::vector<Real> wMode;  ///< per mode j: max_v √((H_v)_jj / V_v)
+    Real pwPlain = 0;         ///< max_v λ_max(P_v H_v / V_v)
+    Real pwScaled = 0;        ///< max_v λ_max(P_v Λ^-½ H_v Λ^-½ / V_v)
+    Real wPlain = 0;          ///< max_v λ_max(H_v / V_v)
+    Real wScaled = 0;         ///< max_v λ_max(Λ^-½ H_v Λ^-½ / V_v)
+    Real pMax = 0;            ///< max_v P_v over nodes with V_v > 0
+    Real pMaxBare = 0;        ///< max_v P_v over nodes with V_v = 0 (their weight is β_v U_v)
+    Real volume = 0;          ///< Σ_v V_v
 
     bool operator==(const FractureBoundData&) const = default;
 };

@@ -74,15 +74,15 @@ struct FracturePipeline::AssetEntry
     bool convexityKnown = false;
     bool nonConvex = false;
     std::vector<std::shared_ptr<const InteriorEmbedding>> embeddings; // one per warp
-    std::shared_ptr<const FragmentRegion> wholeRegion; // the unbroken object's (built once)
+    std::shared_ptr<const FragmentRegion> wholeRegion;                // the unbroken object's (built once)
 };
 
 struct FracturePipeline::BoundEntry
 {
-    std::weak_ptr<const Asset> asset;         // to notice a freed asset whose address was reused
-    std::weak_ptr<const FragmentMesh> mesh;   // the fragment's (its identity); empty for the whole object
-    const FragmentMesh* meshKey = nullptr;    // null for the whole object
-    std::uint64_t materialKey = 0;            // boundMaterialKey: ν, β, warp
+    std::weak_ptr<const Asset> asset;       // to notice a freed asset whose address was reused
+    std::weak_ptr<const FragmentMesh> mesh; // the fragment's (its identity); empty for the whole object
+    const FragmentMesh* meshKey = nullptr;  // null for the whole object
+    std::uint64_t materialKey = 0;          // boundMaterialKey: ν, β, warp
     std::shared_ptr<const ModalBasis> basis;
     FractureBoundData data;
 };
@@ -145,7 +145,8 @@ FracturePipeline::embeddingFor(const std::shared_ptr<const Asset>& asset, const 
     return entry.embeddings.back();
 }
 
-std::shared_ptr<const FragmentRegion> FracturePipeline::wholeRegionFor(const std::shared_ptr<const Asset>& asset)
+std::shared_ptr<const FragmentRegion>
+FracturePipeline::wholeRegionFor(const std::shared_ptr<const Asset>& asset)
 {
     const std::lock_guard<std::mutex> lock(embeddingMutex);
     AssetEntry& entry = entryFor(asset);
@@ -201,10 +202,11 @@ FracturePipeline::boundFor(const ObjectState& state, FragmentId fragment, const 
     entry->meshKey = meshKey;
     entry->materialKey = materialKey;
     const TetMesh& tetMesh = state.asset().tetMesh;
-    const std::shared_ptr<const FragmentRegion> region =
-        whole ? wholeRegionFor(asset)
-              : std::make_shared<const FragmentRegion>(fragmentRegion(state.field(), fragment));
-    const std::vector<Index> tets = whole ? allTets(state.asset()) : tetsTouchingNodes(tetMesh, region->nodes);
+    // The whole object's region is only needed when its bound data is not stored with the asset.
+    std::shared_ptr<const FragmentRegion> region =
+        whole ? nullptr : std::make_shared<const FragmentRegion>(fragmentRegion(state.field(), fragment));
+    const std::vector<Index> tets =
+        whole ? allTets(state.asset()) : tetsTouchingNodes(tetMesh, region->nodes);
     entry->basis = modal->basis(state.asset(), tets, material);
     std::optional<FractureBoundData> stored;
     if (whole)
@@ -213,6 +215,8 @@ FracturePipeline::boundFor(const ObjectState& state, FragmentId fragment, const 
         entry->data = std::move(*stored);
     else
     {
+        if (!region)
+            region = wholeRegionFor(asset);
         int dimension = 0;
         const std::vector<Real> coords = coordinatesFor(state, material, &dimension, nullptr);
         entry->data = computeFractureBoundData(tetMesh, *entry->basis, *region, coords, dimension, material);
@@ -239,8 +243,7 @@ bool FracturePipeline::mightBreak(const ObjectState& state, FragmentId fragment,
     const std::shared_ptr<const BoundEntry> entry = boundFor(state, fragment, material);
     if (!entry)
         return true;
-    const Eigen::VectorXd load =
-        modalLoad(*entry->basis, pipelineSettings.deformation.contactRadius, forces);
+    const Eigen::VectorXd load = modalLoad(*entry->basis, pipelineSettings.deformation.contactRadius, forces);
     const Real value = fractureEnergyBound(entry->data, *entry->basis, load, material);
     if (bound)
         *bound = value;

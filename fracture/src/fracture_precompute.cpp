@@ -126,9 +126,10 @@ MetricWarp readWarp(BinaryReader& in)
     return warp;
 }
 
-std::vector<Real> toVector(const Eigen::MatrixXd& m)
+template <class Matrix>
+std::vector<Real> toVector(const Matrix& m)
 {
-    return {m.data(), m.data() + m.size()};
+    return {m.data(), m.data() + m.size()}; // in storage order (the modes: row-major)
 }
 
 FractureMetric resolvedMetric(const Asset& asset, const PipelineSettings& settings)
@@ -193,20 +194,24 @@ std::shared_ptr<const ModalBasis> loadModalBasis(const Asset& asset, Real poisso
     const auto tets = in->value<std::uint64_t>();
     const auto rows = in->value<std::uint64_t>();
     const std::vector<Real> eigenvalues = in->array<Real>();
-    const std::vector<Real> modes = in->array<Real>();
-    if (tets != asset.tetMesh.tets.size() || eigenvalues.empty() || modes.size() != rows * eigenvalues.size())
+    // The modes are read straight into the matrix (they are most of the section: no second copy).
+    const auto count = in->value<std::uint64_t>();
+    if (tets != asset.tetMesh.tets.size() || eigenvalues.empty() || count != rows * eigenvalues.size() ||
+        count > in->remaining() / sizeof(Real))
         return nullptr;
+    auto basis = std::make_shared<ModalBasis>();
+    basis->modes.resize(Eigen::Index(rows), Eigen::Index(eigenvalues.size()));
+    for (Eigen::Index i = 0; i < basis->modes.size(); ++i)
+        basis->modes.data()[i] = in->value<Real>();
     std::vector<Index> all(asset.tetMesh.tets.size());
     for (std::size_t t = 0; t < all.size(); ++t)
         all[t] = Index(t);
-    auto basis = std::make_shared<ModalBasis>();
     basis->region = detail::buildRegion(asset, std::move(all));
     if (std::uint64_t(basis->region->dofCount()) != rows)
         return nullptr;
     basis->poissonRatio = poissonRatio;
-    basis->eigenvalues = Eigen::Map<const Eigen::VectorXd>(eigenvalues.data(), Eigen::Index(eigenvalues.size()));
-    basis->modes = Eigen::Map<const Eigen::MatrixXd>(modes.data(), Eigen::Index(rows),
-                                                     Eigen::Index(eigenvalues.size()));
+    basis->eigenvalues =
+        Eigen::Map<const Eigen::VectorXd>(eigenvalues.data(), Eigen::Index(eigenvalues.size()));
     return basis;
 }
 
@@ -232,7 +237,8 @@ bool hasFracturePrecompute(const Asset& asset, const Material& material, const P
     if (!loadNonConvex(asset))
         return false;
     const FractureMetric metric = resolvedMetric(asset, settings);
-    if (metric == FractureMetric::Interior && !asset.findSection(embeddingName(embeddingSettings(settings, material))))
+    if (metric == FractureMetric::Interior &&
+        !asset.findSection(embeddingName(embeddingSettings(settings, material))))
         return false;
     if (settings.deformation.model != DeformationModel::Modal)
         return true;
@@ -298,16 +304,16 @@ void addFracturePrecompute(Asset& asset, const Material& material, const Pipelin
     if (!loadBoundData(asset, material, settings, metric))
     {
         step("fracture bound");
-        const MetricCoordinates coords = pipelineCoordinates(asset, embedding ? &*embedding : nullptr,
-                                                             material.warp, settings.embedding.positionWeight);
-        const FractureBoundData data = computeFractureBoundData(asset.tetMesh, *basis, wholeMeshRegion(asset.tetMesh),
-                                                                coords.coords, coords.dimension, material);
+        const MetricCoordinates coords = pipelineCoordinates(
+            asset, embedding ? &*embedding : nullptr, material.warp, settings.embedding.positionWeight);
+        const FractureBoundData data = computeFractureBoundData(
+            asset.tetMesh, *basis, wholeMeshRegion(asset.tetMesh), coords.coords, coords.dimension, material);
         BinaryWriter out;
         out.value(kBoundVersion);
         out.array(data.pwMode);
         out.array(data.wMode);
-        for (Real x : {data.pwPlain, data.pwScaled, data.wPlain, data.wScaled, data.pMax, data.pMaxBare,
-                       data.volume})
+        for (Real x :
+             {data.pwPlain, data.pwScaled, data.wPlain, data.wScaled, data.pMax, data.pMaxBare, data.volume})
             out.value(x);
         asset.setSection(boundName(material, settings, metric), out.bytes());
     }

@@ -250,8 +250,10 @@ Eigen::VectorXd modalLoad(const ModalBasis& basis, Real contactRadius, std::span
     // acceleration times M, so Φᵀ f is the same with or without it: the relief is skipped here.
     Eigen::VectorXd g = Eigen::VectorXd::Zero(basis.modeCount());
     forEachSpreadForce(region, contactRadius * region.meanEdge, forces,
-                       [&](Index slot, const Vec3& force)
-                       { g.noalias() += basis.modes.middleRows<3>(3 * Eigen::Index(slot)).transpose() * force; });
+                       [&](Index slot, const Vec3& force) {
+                           g.noalias() +=
+                               basis.modes.middleRows<3>(3 * Eigen::Index(slot)).transpose() * force;
+                       });
     return g;
 }
 
@@ -274,16 +276,15 @@ std::shared_ptr<const ModalBasis> ModalDeformation::basis(const Asset& asset, st
     checkMaterial(material, asset.tetMesh.tetCount(), "Material");
     const RegionRequest request =
         makeRequest(asset, tets, unitMaterial(material.poissonRatio), settings.modeCount);
-    return cache->regions.findOrBuild(request,
-                                      [&](std::vector<Index> sorted) -> std::shared_ptr<const ModalBasis>
-                                      {
-                                          if (sorted.size() == asset.tetMesh.tets.size())
-                                              if (auto stored = loadModalBasis(asset, material.poissonRatio,
-                                                                               settings.modeCount))
-                                                  return stored;
-                                          return computeModalBasis(asset, std::move(sorted),
-                                                                   material.poissonRatio, settings.modeCount);
-                                      });
+    return cache->regions.findOrBuild(
+        request,
+        [&](std::vector<Index> sorted) -> std::shared_ptr<const ModalBasis>
+        {
+            if (sorted.size() == asset.tetMesh.tets.size())
+                if (auto stored = loadModalBasis(asset, material.poissonRatio, settings.modeCount))
+                    return stored;
+            return computeModalBasis(asset, std::move(sorted), material.poissonRatio, settings.modeCount);
+        });
 }
 
 std::vector<Real> ModalDeformation::eigenvalues(const Asset& asset, std::span<const Index> tets,

@@ -37,7 +37,9 @@ struct ModalBasis
 {
     std::shared_ptr<const detail::ElasticRegion> region;
     Real poissonRatio = 0;
-    Eigen::MatrixXd modes;       ///< DOFs × k, M-orthonormal for ρ = 1
+    /// DOFs × k, M-orthonormal for ρ = 1. Row-major: a load on a few nodes (modalLoad) reads their rows
+    /// contiguously.
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> modes;
     Eigen::VectorXd eigenvalues; ///< k, increasing, > 0, for E = 1 and ρ = 1
 
     int modeCount() const { return int(eigenvalues.size()); }

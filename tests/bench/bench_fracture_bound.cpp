@@ -74,7 +74,8 @@ struct Scene
         const Real threshold = std::pow(material.toughness / unit, 1 / (2 * material.energyExponent));
         std::uniform_real_distribution<Real> logScale(-4, 2);
         for (int i = 0; i < 256; ++i)
-            impacts.push_back(impact(threshold * std::pow(10, logScale(rng) / (2 * material.energyExponent)), rng));
+            impacts.push_back(
+                impact(threshold * std::pow(10, logScale(rng) / (2 * material.energyExponent)), rng));
         for (const auto& forces : impacts)
             rejected += pipeline->mightBreak(*state, 0, material, forces) ? 0 : 1;
         rejected /= Real(impacts.size());
@@ -113,9 +114,9 @@ void BM_Criterion(benchmark::State& bench, const std::string& stem)
 
 void registerAll()
 {
-    const std::vector<std::string> stems =
-        test::benchSmokeMode() ? std::vector<std::string>{"brick"}
-                               : std::vector<std::string>{"brick", "plate", "piggy_bank"};
+    const std::vector<std::string> stems = test::benchSmokeMode()
+                                               ? std::vector<std::string>{"brick"}
+                                               : std::vector<std::string>{"brick", "plate", "piggy_bank"};
     for (const std::string& stem : stems)
     {
         benchmark::RegisterBenchmark(("BM_MightBreak/" + stem).c_str(), BM_MightBreak, stem)

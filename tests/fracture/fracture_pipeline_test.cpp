@@ -268,6 +268,9 @@ TEST(FracturePipeline, InteriorMetricSplitsFewerCellsOnThePiggyBank)
     euclideanSettings.metric = FractureMetric::Euclidean;
     interiorSettings.metric = FractureMetric::Interior;
     euclideanSettings.countSplitCells = interiorSettings.countSplitCells = true;
+    // Measured with the FEM energy field, whose concentration near the impact the comparison was made
+    // with (the modal model's smoother field gives larger cells, where the counts are closer).
+    euclideanSettings.deformation.model = interiorSettings.deformation.model = DeformationModel::Fem;
     FracturePipeline euclidean(euclideanSettings), interior(interiorSettings);
     Fixture fx = fresh("piggy_bank");
     Index euclideanSplit = 0, interiorSplit = 0, euclideanCells = 0, interiorCells = 0;

@@ -2,11 +2,16 @@
 // (shatter/cook.h to build, shatter/asset.h to load and summarise).
 //   shatter_asset build IN (-o OUT.shatter | --cache-dir DIR) [--repair] [--radius-edge R] [--force]
 //   shatter_asset info FILE [--json]
+//   shatter_asset precompute FILE [--poisson-ratio NU] [--modes K] [--fem]
+// precompute adds fracture's per-asset sections (fracture_precompute.h: modal basis, the criterion
+// bound's data, interior embedding, convexity) for glass() with the given ν to FILE, so that loading it
+// computes none of them; the scene library does the same on first use.
 // With --cache-dir the file is DIR/<stem>-<content key>.shatter (assetCacheFile), the name a game or
 // the scene library looks up, so a prebuilt cache can be shipped or moved with its mesh.
 #include "progress_bar.h"
 
 #include "asset_data.h"
+#include "fracture_precompute.h"
 #include "shatter/asset.h"
 #include "shatter/cook.h"
 #include "shatter/error.h"
@@ -21,6 +26,14 @@
 
 namespace
 {
+
+nlohmann::json sections(const shatter::Asset& asset)
+{
+    nlohmann::json list = nlohmann::json::object();
+    for (const shatter::AssetSection& s : asset.sections)
+        list[s.name] = s.bytes.size();
+    return list;
+}
 
 // The public summary plus a few internal sizes (the tool is in-tree and may look inside the asset).
 nlohmann::json describe(const shatter::Asset& asset)
@@ -39,7 +52,8 @@ nlohmann::json describe(const shatter::Asset& asset)
             {"sphere_tree_nodes", asset.sphereTree.nodes.size()},
             {"grid_points", asset.surfaceGrid.pointCount()},
             {"format_version", info.formatVersion},
-            {"content_key", key}};
+            {"content_key", key},
+            {"sections", sections(asset)}};
 }
 
 int build(const std::string& input, const std::string& output, const shatter::AssetSettings& options,
@@ -105,6 +119,21 @@ int main(int argc, char** argv)
     infoCommand->add_option("file", infoFile, "Asset cache file (.shatter)")->required();
     infoCommand->add_flag("--json", json, "Print JSON");
 
+    std::string precomputeFile;
+    shatter::fracture::Material material = shatter::fracture::glass();
+    shatter::fracture::PipelineSettings pipeline;
+    bool fem = false;
+    CLI::App* precomputeCommand =
+        app.add_subcommand("precompute", "Add fracture's precomputed sections to an asset cache file");
+    precomputeCommand->add_option("file", precomputeFile, "Asset cache file (.shatter)")->required();
+    precomputeCommand->add_option("--poisson-ratio", material.poissonRatio, "Poisson ratio ν of the material")
+        ->check(CLI::Range(-0.99, 0.49))
+        ->capture_default_str();
+    precomputeCommand->add_option("--modes", pipeline.deformation.modeCount, "Modal basis size k")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    precomputeCommand->add_flag("--fem", fem, "FEM deformation: only the metric's sections");
+
     CLI11_PARSE(app, argc, argv);
 
     try
@@ -119,6 +148,26 @@ int main(int argc, char** argv)
                 output = shatter::assetCacheFile(input, cacheDir, options).string();
             }
             return build(input, output, options, force);
+        }
+        if (*precomputeCommand)
+        {
+            const auto start = std::chrono::steady_clock::now();
+            pipeline.deformation.model =
+                fem ? shatter::fracture::DeformationModel::Fem : shatter::fracture::DeformationModel::Modal;
+            shatter::Asset asset = shatter::Asset::load(precomputeFile);
+            if (shatter::fracture::hasFracturePrecompute(asset, material, pipeline))
+            {
+                std::printf("%s is up to date\n", precomputeFile.c_str());
+                return 0;
+            }
+            shatter::fracture::addFracturePrecompute(
+                asset, material, pipeline,
+                [](const std::string& step) { std::fprintf(stderr, "computing %s\n", step.c_str()); });
+            asset.save(precomputeFile);
+            std::printf("added fracture sections to %s in %.2f s\n%s\n", precomputeFile.c_str(),
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                        sections(asset).dump().c_str());
+            return 0;
         }
         const std::shared_ptr<const shatter::Asset> asset = shatter::loadAsset(infoFile);
         const nlohmann::json info = describe(*asset);
