@@ -12,18 +12,21 @@
 #pragma once
 
 #include "asset_data.h"
+#include "shatter/error.h"
 #include "shatter/fracture/material.h"
 #include "strain_energy.h"
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
+#include <cmath>
 #include <cstdint>
-#include <functional>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace shatter::fracture::detail
@@ -91,10 +94,44 @@ SparseMatrix assembleStiffness(const ElasticRegion& region, const Lame& lame, st
 /// depend on the mesh). Throws shatter::Error for a non-finite force.
 Eigen::VectorXd spreadForces(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces);
 
-/// The same load as visits (boundary slot, its share of one force), force by force, without the
-/// DOF vector (the criterion's bound projects it on the modes directly).
+/// The same load as visits visit(boundary slot, its share of one force), force by force, without the
+/// DOF vector (the criterion's bound projects it on the modes directly). Throws shatter::Error for a
+/// non-finite force.
+template <class Visit>
 void forEachSpreadForce(const ElasticRegion& region, Real radius, std::span<const ImpactForce> forces,
-                        const std::function<void(Index slot, const Vec3& force)>& visit);
+                        Visit&& visit)
+{
+    std::vector<Real> d2(region.boundarySlots.size());
+    for (std::size_t f = 0; f < forces.size(); ++f)
+    {
+        const ImpactForce& impact = forces[f];
+        if (!impact.point.allFinite() || !impact.force.allFinite())
+            throw Error("impact forces", "force " + std::to_string(f) + " is not finite");
+        if (impact.force.squaredNorm() == 0)
+            continue;
+        Real nearest = std::numeric_limits<Real>::infinity();
+        for (std::size_t i = 0; i < d2.size(); ++i)
+        {
+            d2[i] = (region.slotPosition[region.boundarySlots[i]] - impact.point).squaredNorm();
+            nearest = std::min(nearest, d2[i]);
+        }
+        // w = exp(−(d² − d²_min) / 2r²): a Gaussian of the distance for a point on the surface; the shift
+        // by the nearest node keeps the weights from underflowing when the point lies off the region
+        // (e.g. a contact reported slightly outside a fragment). Weights below 1e-4 are dropped.
+        const Real cutoff = 2 * radius * radius * std::log(1e4);
+        Real sum = 0;
+        for (std::size_t i = 0; i < d2.size(); ++i)
+        {
+            const Real excess = d2[i] - nearest;
+            d2[i] = excess <= cutoff ? std::exp(-excess / (2 * radius * radius)) : 0; // now the weight
+            sum += d2[i];
+        }
+        SHATTER_ASSERT(sum >= 1);
+        for (std::size_t i = 0; i < d2.size(); ++i)
+            if (d2[i] > 0)
+                visit(region.boundarySlots[i], (d2[i] / sum) * impact.force);
+    }
+}
 
 /// Inertia relief (the body is free, so a contact load alone is not in equilibrium): per component,
 /// subtracts m_v (a + α × (x_v − c)) from each nodal force, where a and α are the rigid accelerations

@@ -19,7 +19,7 @@ namespace
 // Bump a version whenever its layout or meaning changes; an old section then reads as absent.
 constexpr std::uint32_t kConvexityVersion = 1;
 constexpr std::uint32_t kEmbeddingVersion = 1;
-constexpr std::uint32_t kModalVersion = 1;
+constexpr std::uint32_t kModalVersion = 2; // 2: modes row-major
 constexpr std::uint32_t kBoundVersion = 1;
 
 // An asset counts as non-convex when it fills less than this fraction of its convex hull.
