@@ -237,12 +237,13 @@ bool hasFracturePrecompute(const Asset& asset, const Material& material, const P
     if (!loadNonConvex(asset))
         return false;
     const FractureMetric metric = resolvedMetric(asset, settings);
+    // Present and of the current version (a stale one is recomputed and replaced).
     if (metric == FractureMetric::Interior &&
-        !asset.findSection(embeddingName(embeddingSettings(settings, material))))
+        !open(asset, embeddingName(embeddingSettings(settings, material)), kEmbeddingVersion))
         return false;
     if (settings.deformation.model != DeformationModel::Modal)
         return true;
-    return asset.findSection(modalName(material.poissonRatio, settings.deformation.modeCount)) &&
+    return open(asset, modalName(material.poissonRatio, settings.deformation.modeCount), kModalVersion) &&
            loadBoundData(asset, material, settings, metric).has_value();
 }
 
