@@ -33,11 +33,11 @@ struct DegreeTrainingSettings
     Real gravity = 9.81;          ///< m/s²
     Real pcaTolerance = 0.02;     ///< relative RMS reconstruction error of the PCA (CVD §4.2: 2 %)
     /// Candidates for the RBF smoothing λ and the weights of the shape coordinates and the concentration
-    /// (DegreeModel::features); the triple with the smallest 8-fold
-    /// cross-validation error (folds grouped by orientation) is used.
-    std::vector<Real> smoothingCandidates = {1e-3, 1e-2, 0.03, 0.1, 0.3};
+    /// (DegreeModel::features); the triple with the best 8-fold cross-validation score (folds grouped
+    /// by orientation; DegreeFitStats::crossValidationError) is used.
+    std::vector<Real> smoothingCandidates = {1e-2, 0.03, 0.1, 0.3};
     std::vector<Real> shapeWeightCandidates = {0, 0.25, 0.5, 1};
-    std::vector<Real> concentrationWeightCandidates = {0, 0.5, 1, 2};
+    std::vector<Real> concentrationWeightCandidates = {0};
     /// One CVD per (impact, repeat, N) shared by every height (exact up to rounding: the search's trials
     /// do not depend on the strength, only their energies, which scale with it); false runs
     /// planFracture at every height.
@@ -103,7 +103,9 @@ struct DegreeFitStats
     Real smoothing = 0;
     Real shapeWeight = 0;
     Real concentrationWeight = 0;
-    Real crossValidationError = 0; ///< mean |log N̂ − log N| of the chosen pair
+    /// Cross-validation score of the chosen candidates: fraction of examples outside ±25 % + 0.1 × mean
+    /// |log N̂ − log N|.
+    Real crossValidationError = 0;
     double milliseconds = 0;
 };
 

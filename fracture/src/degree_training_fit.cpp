@@ -28,10 +28,11 @@ using Clock = std::chrono::steady_clock;
 
 struct Centre
 {
-    int orientation = 0; ///< index into the used orientations
-    Real strength = 0;   ///< x₀
-    Real target = 0;     ///< mean log N
-    int count = 0;       ///< examples averaged
+    int orientation = 0;        ///< index into the used orientations
+    Real strength = 0;          ///< x₀
+    Real target = 0;            ///< mean log N
+    int count = 0;              ///< examples averaged
+    std::vector<Index> degrees; ///< the examples' N
 };
 
 struct Network
@@ -159,6 +160,7 @@ DegreeModel fitDegreeModel(const DegreeExamples& set, const DegreeTrainingSettin
         c.orientation = orientationRow.at(e->orientation);
         c.strength = std::log(e->energyRatio);
         c.target += std::log(Real(e->degree));
+        c.degrees.push_back(e->degree);
         ++c.count;
     }
     std::vector<Centre> centres;
@@ -188,7 +190,11 @@ DegreeModel fitDegreeModel(const DegreeExamples& set, const DegreeTrainingSettin
     const Real unitConcentration = concentrationVar > 0 ? std::sqrt(strengthVar / concentrationVar) : Real(0);
 
     // Cross-validation over (λ, ω), folds grouped by orientation.
+    // The score of a candidate: the fraction of held-out examples outside ±25 % of the search (the
+    // acceptance measure), ties broken by the mean |log N̂ − log N|.
     constexpr int kFolds = 8;
+    constexpr Real kTolerance = 0.25;
+    constexpr Real kLogWeight = 0.1;
     auto features = [&](const std::vector<std::size_t>& which, Real cScale, Real scale, int d)
     {
         std::vector<Real> x(which.size() * std::size_t(d));
@@ -232,11 +238,13 @@ DegreeModel fitDegreeModel(const DegreeExamples& set, const DegreeTrainingSettin
                     for (std::size_t i = 0; i < test.size(); ++i)
                     {
                         const Real predicted = evaluate(net, xt, d, &xv[i * std::size_t(d)]);
-                        error +=
-                            centres[test[i]].count *
-                            std::abs(std::log(Real(roundedDegree(std::exp(predicted), set.maxFragments))) -
-                                     centres[test[i]].target);
-                        count += centres[test[i]].count;
+                        const Real n = Real(roundedDegree(std::exp(predicted), set.maxFragments));
+                        for (Index degree : centres[test[i]].degrees)
+                        {
+                            error += (std::abs(n - Real(degree)) > kTolerance * Real(degree) ? 1 : 0) +
+                                     kLogWeight * std::abs(std::log(n / Real(degree)));
+                            ++count;
+                        }
                     }
                 }
                 if (count > 0 && error / count < bestError)
