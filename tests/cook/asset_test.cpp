@@ -260,6 +260,33 @@ TEST_F(AssetCache, BadIndexWithValidChecksumIsDetected)
     EXPECT_NE(loadError().find("tetrahedron 3"), std::string::npos);
 }
 
+TEST_F(AssetCache, SectionsRoundTripAndReplaceByName)
+{
+    Asset withSections = asset;
+    const std::vector<std::byte> first{std::byte{1}, std::byte{2}, std::byte{3}};
+    withSections.setSection("modal", first);
+    withSections.setSection("degree", {});
+    withSections.setSection("modal", {std::byte{9}}); // replaces, does not append
+    ASSERT_EQ(withSections.sections.size(), 2u);
+    withSections.save(file);
+    const Asset loaded = Asset::load(file);
+    ASSERT_EQ(loaded.sections.size(), 2u);
+    ASSERT_NE(loaded.findSection("modal"), nullptr);
+    EXPECT_EQ(loaded.findSection("modal")->bytes, std::vector<std::byte>{std::byte{9}});
+    ASSERT_NE(loaded.findSection("degree"), nullptr);
+    EXPECT_TRUE(loaded.findSection("degree")->bytes.empty());
+    EXPECT_EQ(loaded.findSection("missing"), nullptr);
+}
+
+TEST_F(AssetCache, DuplicateSectionWithValidChecksumIsDetected)
+{
+    Asset broken = asset;
+    broken.sections.push_back({"modal", {}});
+    broken.sections.push_back({"modal", {}}); // bypasses setSection, as a hand-made file could
+    broken.save(file);
+    EXPECT_NE(loadError().find("section 'modal' appears twice"), std::string::npos);
+}
+
 // Writes the icosphere as an OBJ file, the input of the file-based build and cache tests.
 void writeBall(const std::filesystem::path& file)
 {

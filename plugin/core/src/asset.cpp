@@ -12,6 +12,25 @@ Real Asset::radius() const
     return Real(0.5) * surface.bounds().extent().norm();
 }
 
+const AssetSection* Asset::findSection(std::string_view sectionName) const
+{
+    for (const AssetSection& section : sections)
+        if (section.name == sectionName)
+            return &section;
+    return nullptr;
+}
+
+void Asset::setSection(std::string sectionName, std::vector<std::byte> bytes)
+{
+    for (AssetSection& section : sections)
+        if (section.name == sectionName)
+        {
+            section.bytes = std::move(bytes);
+            return;
+        }
+    sections.push_back({std::move(sectionName), std::move(bytes)});
+}
+
 std::shared_ptr<const Asset> loadAsset(const std::filesystem::path& cacheFile)
 {
     return std::make_shared<const Asset>(Asset::load(cacheFile));

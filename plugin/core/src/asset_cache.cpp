@@ -41,6 +41,12 @@ void writePayload(const Asset& asset, BinaryWriter& w)
     w.array(asset.sphereTree.nodes);
     w.array(asset.sphereTree.roots);
     w.array(asset.sphereTree.pointNode);
+    w.value<std::uint64_t>(asset.sections.size());
+    for (const AssetSection& section : asset.sections)
+    {
+        w.string(section.name);
+        w.array(section.bytes);
+    }
 }
 
 template <class Array>
@@ -86,6 +92,18 @@ Asset readPayload(BinaryReader& r)
     asset.sphereTree.nodes = r.array<SphereNode>();
     asset.sphereTree.roots = r.array<Index>();
     asset.sphereTree.pointNode = r.array<Index>();
+    const auto sectionCount = r.value<std::uint64_t>();
+    if (sectionCount > r.remaining())
+        r.fail("section count " + std::to_string(sectionCount) + " does not fit in the file");
+    for (std::uint64_t i = 0; i < sectionCount; ++i)
+    {
+        AssetSection section;
+        section.name = r.string();
+        section.bytes = r.array<std::byte>();
+        if (asset.findSection(section.name))
+            r.fail("section '" + section.name + "' appears twice");
+        asset.sections.push_back(std::move(section));
+    }
     if (r.remaining() != 0)
         r.fail(std::to_string(r.remaining()) + " unexpected bytes after the asset data");
 

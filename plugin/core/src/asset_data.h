@@ -14,9 +14,19 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace shatter
 {
+
+/// Data a higher layer precomputes per asset and keeps in its cache file (e.g. fracture's modal basis
+/// or trained degree model). Opaque to the core: the writer versions and validates its own bytes.
+struct AssetSection
+{
+    std::string name;             ///< unique within an asset; names what the data depends on
+    std::vector<std::byte> bytes; ///< the writer's serialisation
+};
 
 /// The precomputed, immutable data of one fracturable object, in its material frame.
 struct Asset
@@ -40,9 +50,15 @@ struct Asset
     /// Point location in tetMesh with the default options, shared by every ObjectState of this asset
     /// (rebuilt on load, not stored in the cache; null for an asset assembled by hand).
     std::shared_ptr<const TetLocator> locator;
+    /// Other layers' precomputed data, saved and loaded with the cache file; names unique.
+    std::vector<AssetSection> sections;
 
     Index pointCount() const { return tetMesh.nodeCount(); } ///< surface vertices + interior nodes (Table 1)
     Real radius() const;                                     ///< half the bounding box diagonal
+    /// The section named `name`, or null.
+    const AssetSection* findSection(std::string_view name) const;
+    /// Adds the section, replacing one of the same name.
+    void setSection(std::string name, std::vector<std::byte> bytes);
 
     /// Writes the cache file (atomically). Throws shatter::Error naming the file.
     void save(const std::filesystem::path& cacheFile) const;

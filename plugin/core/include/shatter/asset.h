@@ -24,7 +24,7 @@ class ObjectState;
 
 /// Version of the asset cache file format this build reads and writes; a file of another version is
 /// rejected by loadAsset and rebuilt by loadOrBuildAsset (shatter/cook.h).
-inline constexpr std::uint32_t kAssetFormatVersion = 1;
+inline constexpr std::uint32_t kAssetFormatVersion = 2;
 
 /// Reads an asset cache file (load time, not a per-step path). Throws shatter::Error naming the file
 /// and the problem for a missing, truncated, corrupt, wrong-version or inconsistent file; never returns
