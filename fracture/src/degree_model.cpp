@@ -17,28 +17,39 @@ Real distributionConcentration(Real participation)
     return std::log(std::max<Real>(participation, 1e-300));
 }
 
+std::vector<Real> shapeDistribution(std::span<const Real> nodeWeights, Real exponent)
+{
+    std::vector<Real> u(nodeWeights.begin(), nodeWeights.end());
+    if (exponent != 1)
+        for (Real& v : u)
+            v = v > 0 ? std::pow(v, exponent) : 0;
+    Real sum = 0;
+    for (Real v : u)
+        sum += v;
+    SHATTER_ASSERT(sum > 0);
+    for (Real& v : u)
+        v /= sum;
+    return u;
+}
+
 std::vector<Real> DegreeModel::features(std::span<const Real> nodeWeights, Real energyRatio) const
 {
     SHATTER_ASSERT(nodeWeights.size() == std::size_t(nodeCount));
     SHATTER_ASSERT(energyRatio > 0);
-    Real sum = 0, squares = 0;
-    for (Real w : nodeWeights)
-    {
-        sum += w;
-        squares += w * w;
-    }
-    SHATTER_ASSERT(sum > 0);
-    const Real inverse = 1 / sum;
+    const std::vector<Real> u = shapeDistribution(nodeWeights, distributionExponent);
+    Real squares = 0;
+    for (Real v : u)
+        squares += v * v;
     std::vector<Real> x(std::size_t(featureCount()), 0);
     x[0] = std::log(energyRatio);
-    x[1] = concentrationScale * distributionConcentration(Real(nodeCount) * squares * inverse * inverse);
-    // Π (w / Σw − mean), CVD eq. 11.
+    x[1] = concentrationScale * distributionConcentration(Real(nodeCount) * squares);
+    // Π (u − mean), CVD eq. 11.
     for (int c = 0; c < components; ++c)
     {
         const Real* row = basis.data() + std::size_t(c) * std::size_t(nodeCount);
         Real dot = 0;
         for (Index v = 0; v < nodeCount; ++v)
-            dot += row[v] * (nodeWeights[v] * inverse - mean[v]);
+            dot += row[v] * (u[std::size_t(v)] - mean[std::size_t(v)]);
         x[std::size_t(c) + 2] = shapeScale * dot;
     }
     return x;
@@ -82,6 +93,7 @@ std::vector<std::byte> serializeDegreeModel(const DegreeModel& model)
     out.array(model.basis);
     out.value(model.shapeScale);
     out.value(model.concentrationScale);
+    out.value(model.distributionExponent);
     out.value<std::int32_t>(model.centreCount);
     out.array(model.centres);
     out.array(model.weights);
@@ -106,6 +118,7 @@ DegreeModel deserializeDegreeModel(std::span<const std::byte> bytes, const std::
     m.basis = in.array<Real>();
     m.shapeScale = in.value<Real>();
     m.concentrationScale = in.value<Real>();
+    m.distributionExponent = in.value<Real>();
     m.centreCount = in.value<std::int32_t>();
     m.centres = in.array<Real>();
     m.weights = in.array<Real>();
@@ -123,7 +136,8 @@ DegreeModel deserializeDegreeModel(std::span<const std::byte> bytes, const std::
         for (Real v : *array)
             if (!std::isfinite(v))
                 in.fail("a non-finite degree model coefficient");
-    if (!std::isfinite(m.shapeScale) || !std::isfinite(m.concentrationScale))
+    if (!std::isfinite(m.shapeScale) || !std::isfinite(m.concentrationScale) ||
+        !(m.distributionExponent > 0) || !std::isfinite(m.distributionExponent))
         in.fail("a non-finite degree model shape scale");
     return m;
 }

@@ -20,11 +20,12 @@ namespace shatter::fracture
 /// Input features x (dimension 2 + components):
 ///   x₀ = log(E_D(N = 1) / γ), the strength of the impact relative to the toughness (the criterion's
 ///        own value, which planFracture computes anyway);
-///   x₁ = concentrationScale · log(n Σw² / (Σw)²), how concentrated the energy is (0 when uniform; it
+///   x₁ = concentrationScale · log(n Σu²), how concentrated the distribution u is (0 when uniform; it
 ///        does not depend on where the impact is, which a PCA of a few dozen impact sites cannot tell
 ///        apart from what it is);
-///   x₂.. = shapeScale · Π (w / Σw − mean): the PCA coefficients (CVD eq. 11) of the node-weight
-///        distribution w (nodeWeights), normalised to sum 1.
+///   x₂.. = shapeScale · Π (u − mean): the PCA coefficients (CVD eq. 11) of the distribution
+///        u = w^p / Σ w^p of the node weights w (nodeWeights), p = distributionExponent (p < 1 widens
+///        the peaked W^α weights so that distributions of nearby impacts overlap).
 /// Splitting strength from shape is what makes the regression well posed over heights: a drop from h
 /// scales every weight by h^α (the deformation models are linear), which moves x₀ only.
 /// Output: log N ≈ Σ_i weights_i ‖x − c_i‖ + polynomial₀ + polynomial₁ x₀ — the RBF φ(r) = r of CVD
@@ -42,10 +43,11 @@ struct DegreeModel
 
     // PCA (CVD §4.1): basis rows are orthonormal principal directions of the normalised distributions.
     int components = 0;
-    std::vector<Real> mean;      ///< nodeCount: the mean normalised distribution
-    std::vector<Real> basis;     ///< components × nodeCount, row-major
-    Real shapeScale = 1;         ///< multiplies the PCA coefficients (balances them against x₀)
-    Real concentrationScale = 0; ///< multiplies x₁
+    std::vector<Real> mean;        ///< nodeCount: the mean normalised distribution
+    std::vector<Real> basis;       ///< components × nodeCount, row-major
+    Real shapeScale = 1;           ///< multiplies the PCA coefficients (balances them against x₀)
+    Real concentrationScale = 0;   ///< multiplies x₁
+    Real distributionExponent = 1; ///< p of u = w^p / Σ w^p
 
     // RBF network (CVD eq. 12).
     int centreCount = 0;
@@ -64,6 +66,9 @@ struct DegreeModel
     /// it to [2, maxDegree]). Costs one pass over the weights per component and one per centre.
     Real predict(std::span<const Real> nodeWeights, Real energyRatio) const;
 };
+
+/// u = w^p / Σ w^p (w ≥ 0, not all 0).
+std::vector<Real> shapeDistribution(std::span<const Real> nodeWeights, Real exponent);
 
 /// log of n Σu² for a distribution u summing to 1 over n nodes (given as that product): x₁ before scaling.
 Real distributionConcentration(Real participation);

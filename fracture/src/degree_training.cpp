@@ -70,6 +70,8 @@ void checkSettings(const DegreeTrainingSettings& s)
     if (!(s.contactTime > 0) || !(s.gravity > 0) || !std::isfinite(s.contactTime) ||
         !std::isfinite(s.gravity))
         throw Error(kSource, "contactTime and gravity must be finite and positive");
+    if (!(s.distributionExponent >= 0) || !std::isfinite(s.distributionExponent))
+        throw Error(kSource, "distributionExponent must be finite and ≥ 0");
     if (!(s.pcaTolerance >= 0 && s.pcaTolerance < 1))
         throw Error(kSource, "pcaTolerance must lie in [0, 1)");
     if (s.smoothingCandidates.empty() || s.shapeWeightCandidates.empty() ||
@@ -324,6 +326,7 @@ DegreeExamples computeDegreeExamples(const std::shared_ptr<const Asset>& asset, 
     out.distributions.resize(orientations);
     out.configurationHash = degreeModelKey(material, pipelineSettings);
     out.toughness = material.toughness;
+    out.energyExponent = material.energyExponent;
     out.maxFragments = material.maxFragments;
     const std::vector<Real> localCoords = gatherRegionCoords(region, coords.coords, coords.dimension);
     ProgressReporter deformationProgress(progress, 0, 0.1, orientations);

@@ -120,11 +120,15 @@ DegreeModel fitDegreeModel(const DegreeExamples& set, const DegreeTrainingSettin
     const Eigen::Index n =
         Eigen::Index(set.distributions.at(std::size_t(orientationRow.begin()->first)).size());
 
+    const Real exponent = settings.distributionExponent > 0 ? settings.distributionExponent
+                          : set.energyExponent > 0          ? 1 / (2 * set.energyExponent)
+                                                            : 1;
+
     // PCA (CVD §4.1) through the Gram matrix of the centred distributions (rows ≪ nodes).
     Eigen::MatrixXd data(rows, n);
     for (const auto& [o, row] : orientationRow)
     {
-        const std::vector<Real>& dist = set.distributions.at(std::size_t(o));
+        const std::vector<Real> dist = shapeDistribution(set.distributions.at(std::size_t(o)), exponent);
         if (Eigen::Index(dist.size()) != n)
             throw Error(kSource, "distributions of different sizes");
         data.row(row) = Eigen::Map<const Eigen::RowVectorXd>(dist.data(), n);
@@ -271,6 +275,7 @@ DegreeModel fitDegreeModel(const DegreeExamples& set, const DegreeTrainingSettin
             model.basis[std::size_t(k) * std::size_t(n) + std::size_t(v)] = basis(k, v);
     model.shapeScale = model.components > 0 ? bestWeight * unitScale : 1;
     model.concentrationScale = bestConcentration * unitConcentration;
+    model.distributionExponent = exponent;
     const int d = model.featureCount();
     std::vector<std::size_t> all(m);
     for (std::size_t i = 0; i < m; ++i)

@@ -7,6 +7,7 @@
 #include "shatter/error.h"
 
 #include <cstdio>
+#include <string>
 
 namespace shatter::fracture
 {
@@ -56,6 +57,30 @@ std::string degreeModelSectionName(const Material& material, const PipelineSetti
     std::snprintf(key, sizeof(key), "%016llx",
                   static_cast<unsigned long long>(degreeModelKey(material, pipeline)));
     return std::string("degree_model.") + model + "." + metric + "." + key;
+}
+
+void saveDegreeModel(Asset& asset, const DegreeModel& model, const Material& material,
+                     const PipelineSettings& pipeline)
+{
+    if (model.nodeCount != asset.tetMesh.nodeCount())
+        throw Error("saveDegreeModel", "the model covers " + std::to_string(model.nodeCount) +
+                                           " nodes, asset '" + asset.name + "' has " +
+                                           std::to_string(asset.tetMesh.nodeCount()));
+    asset.setSection(degreeModelSectionName(material, pipeline), serializeDegreeModel(model));
+}
+
+std::optional<DegreeModel> findDegreeModel(const Asset& asset, const Material& material,
+                                           const PipelineSettings& pipeline)
+{
+    const std::string name = degreeModelSectionName(material, pipeline);
+    const AssetSection* section = asset.findSection(name);
+    if (!section)
+        return std::nullopt;
+    DegreeModel model = deserializeDegreeModel(section->bytes, "asset '" + asset.name + "' section " + name);
+    if (model.nodeCount != asset.tetMesh.nodeCount() ||
+        model.configurationHash != degreeModelKey(material, pipeline))
+        return std::nullopt;
+    return model;
 }
 
 } // namespace shatter::fracture

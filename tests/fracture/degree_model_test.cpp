@@ -6,6 +6,7 @@
 //    on a reduced set (6 heights × 16 orientations × 1 repeat); SHATTER_LONG_TESTS=1 uses the paper's
 //    6 × 64 × 3 and 6 × 18 held-out orientations;
 //  - the serialised model reads back bit for bit, and a wrong version or truncated bytes are rejected;
+//    it is found in the asset section of its material and settings, and not for another γ or model;
 //  - planFracture with DegreeMode::Model runs one CVD of the predicted degree, falls back to the search
 //    without a model, and still applies the N = 1 criterion;
 //  - the example set does not depend on the number of threads.
@@ -46,11 +47,8 @@ Material materialFor(const std::string& asset)
 DegreeTrainingSettings trainingSettings()
 {
     DegreeTrainingSettings s;
-    if (!longTests())
-    {
-        s.orientations = 16;
-        s.repeats = 1;
-    }
+    s.orientations = longTests() ? 64 : 16; // CVD §4.2: 64 orientations, 3 repeats
+    s.repeats = longTests() ? 3 : 1;
     return s;
 }
 
@@ -79,7 +77,7 @@ std::string histogram(const std::vector<int>& counts)
     return out;
 }
 
-void checkHeldOut(const std::string& name)
+void checkHeldOut(const std::string& name, double minFraction)
 {
     const auto asset = sharedAsset(name);
     const Material material = materialFor(name);
@@ -144,17 +142,17 @@ void checkHeldOut(const std::string& name)
                     name.c_str(), within, n);
     }
     ASSERT_GE(e.examples, 20) << "too few held-out impacts fracture";
-    EXPECT_GE(e.withinTolerance, 0.9 * e.examples);
+    EXPECT_GE(e.withinTolerance, minFraction * e.examples);
 }
 
 TEST(DegreeModel, HeldOutDropsOfThePlateMatchTheSearch)
 {
-    checkHeldOut("plate");
+    checkHeldOut("plate", 0.9);
 }
 
 TEST(DegreeModel, HeldOutDropsOfThePiggyBankMatchTheSearch)
 {
-    checkHeldOut("piggy_bank");
+    checkHeldOut("piggy_bank", 0.9);
 }
 
 DegreeModel smallModel(const std::shared_ptr<const Asset>& asset, const Material& material,
@@ -184,6 +182,42 @@ TEST(DegreeModel, SerialisationRoundTrips)
     std::vector<std::byte> otherVersion = bytes;
     otherVersion[0] = std::byte(99);
     EXPECT_THROW(deserializeDegreeModel(otherVersion), Error);
+}
+
+TEST(DegreeModel, IsStoredInAnAssetSectionNamedAfterItsConfiguration)
+{
+    Asset asset = *sharedAsset("plate");
+    const Material material = glass();
+    PipelineSettings pipeline;
+    const DegreeModel model = smallModel(sharedAsset("plate"), material);
+    EXPECT_FALSE(findDegreeModel(asset, material, pipeline).has_value());
+    saveDegreeModel(asset, model, material, pipeline);
+    const std::optional<DegreeModel> found = findDegreeModel(asset, material, pipeline);
+    ASSERT_TRUE(found.has_value());
+    EXPECT_EQ(serializeDegreeModel(*found), serializeDegreeModel(model));
+    const std::string name = degreeModelSectionName(material, pipeline);
+    EXPECT_NE(asset.findSection(name), nullptr);
+    EXPECT_NE(name.find(pipeline.deformation.model == DeformationModel::Modal ? "modal" : "fem"),
+              std::string::npos);
+
+    // Another γ, deformation model or metric names another section: no model.
+    Material other = material;
+    other.toughness *= 2;
+    EXPECT_FALSE(findDegreeModel(asset, other, pipeline).has_value());
+    PipelineSettings otherPipeline = pipeline;
+    otherPipeline.deformation.model = pipeline.deformation.model == DeformationModel::Modal
+                                          ? DeformationModel::Fem
+                                          : DeformationModel::Modal;
+    EXPECT_FALSE(findDegreeModel(asset, material, otherPipeline).has_value());
+    otherPipeline = pipeline;
+    otherPipeline.metric = FractureMetric::Euclidean;
+    EXPECT_NE(degreeModelSectionName(material, otherPipeline), name);
+
+    // A corrupt section throws.
+    std::vector<std::byte> bytes = asset.findSection(name)->bytes;
+    bytes.resize(bytes.size() / 2);
+    asset.setSection(name, bytes);
+    EXPECT_THROW(findDegreeModel(asset, material, pipeline), Error);
 }
 
 TEST(DegreeModel, ExamplesDoNotDependOnThreads)
