@@ -111,7 +111,9 @@ def main():
         stats = json.loads(stats_file.read_text(encoding="utf-8"))  # strict: raw control characters fail
         print(f"screenshot {width}x{height}, luminance deviation {deviation:.1f}; stats: "
               f"{stats['initial_fragments']} -> {stats['final_fragments']} fragments, {stats['steps']} steps, "
-              f"{stats['fracture_events']} fracture events, errors: {stats['errors']}")
+              f"{stats['fracture_events']} fracture events, frame ms mean/median/max "
+              f"{stats['frame_ms']['mean']:.1f}/{stats['frame_ms']['median']:.1f}/{stats['frame_ms']['max']:.1f}, "
+              f"errors: {stats['errors']}")
         scene = demo_args[demo_args.index("--scene") + 1] if "--scene" in demo_args else ""
         if scene.endswith(".json"):
             name = json.loads(pathlib.Path(scene).read_text(encoding="utf-8"))["name"]
@@ -121,6 +123,10 @@ def main():
         if deviation < 10:
             failures.append(f"the screenshot is blank (luminance deviation {deviation:.1f})")
         frames = int(demo_args[demo_args.index("--frames") + 1]) if "--frames" in demo_args else None
+        for key in ("frame_ms", "simulation_ms", "draw_ms"):
+            t = stats[key]
+            if not (0 < t["median"] <= t["max"] and 0 < t["mean"] <= t["max"]):
+                failures.append(f"the stats' {key} is not a positive mean/median/max: {t}")
         if frames is not None and stats["steps"] < frames:
             failures.append(f"only {stats['steps']} steps for {frames} frames: the demo stopped early")
         if args.expect_more_fragments and not stats["final_fragments"] > stats["initial_fragments"]:

@@ -275,14 +275,25 @@ int App::run()
         }
         scenes::SceneWorld* world = simulation.world();
         const int substeps = world ? world->scene().substeps : 1;
+        using Clock = std::chrono::steady_clock;
+        const auto ms = [](Clock::time_point a, Clock::time_point b)
+        {
+            return std::chrono::duration<double, std::milli>(b - a).count();
+        };
         for (int f = 0; f < options.frames; ++f)
         {
+            const auto start = Clock::now();
             headlessDrops(f);
             headlessClicks(f);
             if (!simulation.paused)
                 for (int s = 0; s < substeps; ++s)
                     simulation.stepOnce();
+            const auto simulated = Clock::now();
             frame(0, false);
+            const auto drawn = Clock::now();
+            frameMs.push_back(ms(start, drawn));
+            simulationMs.push_back(ms(start, simulated));
+            drawMs.push_back(ms(simulated, drawn));
         }
         // One more frame so that the UI shows the final state (ImGui lays windows out a frame late).
         frame(0, false);

@@ -65,6 +65,8 @@ private:
     bool cameraFromOptions = false;
     long frameCount = 0;
     double fps = 0;
+    /// Headless runs: wall time of each frame, its simulation steps and its drawing, ms (for --stats).
+    std::vector<double> frameMs, simulationMs, drawMs;
 };
 
 } // namespace shatter::demo

@@ -8,11 +8,37 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
 namespace shatter::demo
 {
+namespace
+{
+
+// Mean, median and max of per-frame times (ms); zeros for no frames.
+nlohmann::ordered_json timeSummary(std::vector<double> values)
+{
+    nlohmann::ordered_json summary;
+    double mean = 0, median = 0, max = 0;
+    if (!values.empty())
+    {
+        for (double v : values)
+            mean += v / double(values.size());
+        std::sort(values.begin(), values.end());
+        const std::size_t n = values.size();
+        median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+        max = values.back();
+    }
+    summary["mean"] = mean;
+    summary["median"] = median;
+    summary["max"] = max;
+    return summary;
+}
+
+} // namespace
+
 void App::headlessDrops(int frameIndex)
 {
     // Ball k falls at frame 4 + 12 k onto object k (round robin), from above its highest point.
@@ -104,6 +130,9 @@ void App::writeStats(const std::string& file, double deviation)
     stats["balls"] = balls;
     stats["luminance_deviation"] = deviation;
     stats["ui_error"] = simulation.lastError();
+    stats["frame_ms"] = timeSummary(frameMs);           // simulation + drawing of each frame
+    stats["simulation_ms"] = timeSummary(simulationMs); // the frame's internal steps
+    stats["draw_ms"] = timeSummary(drawMs);             // rendering and UI (software GL under Xvfb)
     if (world)
         stats["run_summary"] = nlohmann::ordered_json::parse(scenes::summaryJson(world->summary()));
     stats["errors"] = nlohmann::ordered_json::array();
