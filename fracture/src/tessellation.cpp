@@ -1,10 +1,13 @@
 // tessellate() (tessellation.h): checks the labelling, finds the parent's region, builds the adjusted
-// values, tessellates the region tets in parallel (fixed chunks, merged in order: deterministic for
-// any thread count), numbers the fragments, and fills the FractureResult.
+// values, tessellates the region tets in parallel with oneTBB (fixed chunks, merged in order:
+// deterministic for any thread count), numbers the fragments, and fills the FractureResult.
 #include "tessellation_detail.h"
 
-#include "parallel.h"
 #include "shatter/error.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
@@ -176,22 +179,30 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     const Index chunkCount = (Index(region.tets.size()) + kChunk - 1) / kChunk;
     std::vector<ChunkOutput> chunks(chunkCount);
     std::vector<std::uint8_t> touch(region.pieceTouch);
-    parallelFor(chunkCount, options.threads,
-                [&](std::size_t begin, std::size_t end)
-                {
-                    for (std::size_t c = begin; c < end; ++c)
-                    {
-                        const Index first = Index(c) * kChunk;
-                        const Index last = std::min<Index>(first + kChunk, Index(region.tets.size()));
-                        for (Index slot = first; slot < last; ++slot)
-                        {
-                            if (region.precut[slot])
-                                emitPrecutTet(ctx, slot, chunks[c], touch);
-                            else
-                                emitWholeTet(ctx, slot, chunks[c]);
-                        }
-                    }
-                });
+    // oneTBB over the chunks; each chunk writes only its own output and its own tets' pieces, and
+    // the chunks are merged in order below, so the result does not depend on the thread count.
+    auto emitChunks = [&](const tbb::blocked_range<std::size_t>& range)
+    {
+        for (std::size_t c = range.begin(); c < range.end(); ++c)
+        {
+            const Index first = Index(c) * kChunk;
+            const Index last = std::min<Index>(first + kChunk, Index(region.tets.size()));
+            for (Index slot = first; slot < last; ++slot)
+            {
+                if (region.precut[slot])
+                    emitPrecutTet(ctx, slot, chunks[c], touch);
+                else
+                    emitWholeTet(ctx, slot, chunks[c]);
+            }
+        }
+    };
+    if (options.threads == 1)
+        emitChunks(tbb::blocked_range<std::size_t>(0, chunkCount));
+    else
+    {
+        tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic : int(options.threads));
+        arena.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunkCount), emitChunks); });
+    }
     region.pieceTouch = std::move(touch);
     for (const ChunkOutput& c : chunks)
     {
