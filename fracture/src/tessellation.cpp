@@ -83,17 +83,23 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
             region.tets.push_back(t);
             region.precut.push_back(field.isCut(t) ? 1 : 0);
         }
-    // Face neighbours: the other tet holding the three nodes of the face.
-    region.across.resize(region.tets.size());
+    // Face neighbours: the other tet holding the three nodes of the face. A face of the (manifold) tet
+    // mesh has at most two tets, so a neighbour found from one side is also set from the other.
+    constexpr Index kUnknown = kInvalidIndex - 1;
+    region.across.assign(region.tets.size(), {kUnknown, kUnknown, kUnknown, kUnknown});
+    region.acrossFace.assign(region.tets.size(), {-1, -1, -1, -1});
     for (Index slot = 0; slot < region.tets.size(); ++slot)
     {
         const Index t = region.tets[slot];
         const Tet& tet = mesh.tets[t];
         for (int f = 0; f < 4; ++f)
         {
+            if (region.across[slot][f] != kUnknown)
+                continue;
             const auto& c = kTetFaces[f];
             Index other = kInvalidIndex;
-            const Index a = tet[c[0]];
+            int otherFace = -1;
+            const Index a = tet[c[0]], b = tet[c[1]], d = tet[c[2]];
             for (Index i = mesh.nodeTetOffsets[a]; i < mesh.nodeTetOffsets[a + 1] && other == kInvalidIndex;
                  ++i)
             {
@@ -101,14 +107,27 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
                 if (u == t)
                     continue;
                 const Tet& o = mesh.tets[u];
-                auto has = [&](Index n)
+                int hits = 0, missing = -1;
+                for (int k = 0; k < 4; ++k)
                 {
-                    return o[0] == n || o[1] == n || o[2] == n || o[3] == n;
-                };
-                if (has(tet[c[1]]) && has(tet[c[2]]))
+                    const bool in = o[k] == a || o[k] == b || o[k] == d;
+                    hits += in;
+                    if (!in)
+                        missing = k;
+                }
+                if (hits == 3)
+                {
                     other = u;
+                    otherFace = missing; // face k of a tet is opposite its node k
+                }
             }
             region.across[slot][f] = other;
+            region.acrossFace[slot][f] = std::int8_t(otherFace);
+            if (other != kInvalidIndex && region.tetSlot[other] != kInvalidIndex)
+            {
+                region.across[region.tetSlot[other]][otherFace] = t;
+                region.acrossFace[region.tetSlot[other]][otherFace] = std::int8_t(f);
+            }
         }
     }
 }

@@ -40,6 +40,8 @@ struct Region
     std::vector<std::uint8_t> precut; ///< per region tet: cut by an earlier fracture
     std::vector<std::array<Index, 4>>
         across; ///< per region tet: neighbour tet across local face k (kInvalidIndex: surface)
+    std::vector<std::array<std::int8_t, 4>>
+        acrossFace;                ///< per region tet: the neighbour's local face matching face k (-1: none)
     std::vector<Index> pieceStart; ///< per region tet + 1: its pieces
     std::vector<std::uint32_t>
         pieceSite; ///< site of each piece (kNoSite: sliver, see tessellation_region.cpp)
