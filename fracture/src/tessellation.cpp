@@ -107,19 +107,16 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
                 if (u == t)
                     continue;
                 const Tet& o = mesh.tets[u];
-                int hits = 0, missing = -1;
-                for (int k = 0; k < 4; ++k)
+                auto has = [&](Index n)
                 {
-                    const bool in = o[k] == a || o[k] == b || o[k] == d;
-                    hits += in;
-                    if (!in)
-                        missing = k;
-                }
-                if (hits == 3)
-                {
-                    other = u;
-                    otherFace = missing; // face k of a tet is opposite its node k
-                }
+                    return o[0] == n || o[1] == n || o[2] == n || o[3] == n;
+                };
+                if (!has(b) || !has(d))
+                    continue;
+                other = u;
+                otherFace = 0; // face k of a tet is opposite its node k: the node not in this face
+                while (o[otherFace] == a || o[otherFace] == b || o[otherFace] == d)
+                    ++otherFace;
             }
             region.across[slot][f] = other;
             region.acrossFace[slot][f] = std::int8_t(otherFace);

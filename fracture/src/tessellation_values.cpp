@@ -168,12 +168,40 @@ struct Adjuster
         }
     }
 
+    // Region tets whose nodes carry two or more sites: the only ones a pass looks at (labels do not
+    // change between passes, only values), listed once instead of rescanning the region every pass.
+    std::vector<Index> cutTets;
+
+    void findCutTets()
+    {
+        const TetMesh& mesh = ctx.state.asset().tetMesh;
+        cutTets.clear();
+        for (Index t : ctx.region.tets)
+        {
+            const Tet& tet = mesh.tets[t];
+            std::uint32_t first = kNoSite;
+            bool several = false;
+            for (Index node : tet)
+            {
+                const std::uint32_t l = label(node);
+                if (l == kNoSite)
+                    continue;
+                if (first == kNoSite)
+                    first = l;
+                else
+                    several |= l != first;
+            }
+            if (several)
+                cutTets.push_back(t);
+        }
+    }
+
     void pass()
     {
         const TetMesh& mesh = ctx.state.asset().tetMesh;
-        for (Index slot = 0; slot < ctx.region.tets.size(); ++slot)
+        for (Index t : cutTets)
         {
-            const Tet& tet = mesh.tets[ctx.region.tets[slot]];
+            const Tet& tet = mesh.tets[t];
             std::array<std::uint32_t, 4> lab;
             std::array<std::uint32_t, 4> sites;
             int count = 0;
@@ -325,7 +353,8 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
         }
     }
 
-    Adjuster adjust{ctx, table, stats};
+    Adjuster adjust{ctx, table, stats, false, {}};
+    adjust.findCutTets();
     stats.adjustConverged = false;
     for (int p = 0; p < ctx.options.maxAdjustPasses; ++p)
     {
