@@ -22,8 +22,8 @@ target_link_libraries(Shatter_TetGen INTERFACE ${TETGEN_LIBRARY})
 target_compile_definitions(Shatter_TetGen INTERFACE TETLIBRARY)
 
 find_package(Threads REQUIRED)
-
-# oneTBB (libtbb-dev): task parallelism for precomputation (the degree model's training examples).
+# oneTBB (libtbb-dev): parallel loops and tasks of the fracture pipeline, its precomputation and the
+# fracture jobs (shatter_fracture and shatter_bullet; the core stays Eigen-only).
 find_package(TBB REQUIRED)
 
 # Spectra 1.0 (libspectra-dev): header-only sparse eigensolvers for the modal basis.
