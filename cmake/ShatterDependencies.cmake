@@ -23,5 +23,8 @@ target_compile_definitions(Shatter_TetGen INTERFACE TETLIBRARY)
 
 find_package(Threads REQUIRED)
 
+# oneTBB (libtbb-dev): the worker threads of FractureSystem's fracture jobs.
+find_package(TBB REQUIRED)
+
 # Spectra 1.0 (libspectra-dev): header-only sparse eigensolvers for the modal basis.
 find_path(SPECTRA_INCLUDE_DIR Spectra/SymGEigsShiftSolver.h REQUIRED)
