@@ -131,6 +131,8 @@ void SceneWorld::Impl::build()
         settings.workers = options.workers; // the command line overrides the scene
     if (options.latencySteps >= 0)
         settings.latencySteps = options.latencySteps;
+    options.workers = settings.workers; // the summary reports what ran
+    options.latencySteps = settings.latencySteps;
     settings.installCallback = false; // ours times it (tickCallback)
     system = std::make_unique<fracture::FractureSystem>(*world, *registration, settings);
     applyComparisonVariants(*system, variants(options)); // registers GImpact's algorithm for its baseline
