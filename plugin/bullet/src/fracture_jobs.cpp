@@ -1,17 +1,20 @@
 // FractureJobRunner (fracture_jobs.h): oneTBB workers for the fracture pipeline.
 //
-// The arena has `workers` slots, none reserved for the simulation thread, and jobs are enqueued into
-// it (task_arena::enqueue of a task_group::defer handle), so submission never blocks and never makes the
-// simulation thread run someone else's job. Its threads come from TBB's shared pool (hardware threads − 1
-// unless the program raises it with tbb::global_control). Each job is claimed by a compare-and-swap of
-// its status (Queued → Running), so a job that the simulation thread needs before any worker took it
-// runs there instead, and a cancelled one is skipped by the worker that dequeues it. The task holds the
-// job by shared_ptr: FractureSystem may drop its reference as soon as the job is Done.
+// The arena has `workers` slots (at most TBB's pool of worker threads: hardware threads − 1 unless the
+// program raises it with tbb::global_control before the system is made), none reserved for the
+// simulation thread, and jobs are enqueued into it (task_arena::enqueue of a task_group::defer handle),
+// so submission never blocks and never makes the simulation thread run someone else's job. Each job is
+// claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread
+// needs before any worker took it runs there instead, and a cancelled one is skipped by the worker that
+// dequeues it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as
+// the job is Done.
 #include "fracture_jobs.h"
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -20,7 +23,15 @@ namespace shatter::fracture
 
 struct FractureJobRunner::Pool
 {
-    explicit Pool(int workers) : arena(workers, 0) {}
+    // At most the pool's worker threads (max_allowed_parallelism − 1 when the arena is made): asking for
+    // more gets no more threads, only TBB's warning on stderr.
+    explicit Pool(int workers)
+        : arena(std::max(1, std::min(workers, int(tbb::global_control::active_value(
+                                                  tbb::global_control::max_allowed_parallelism)) -
+                                                  1)),
+                0)
+    {
+    }
     tbb::task_arena arena;
     tbb::task_group group;
 };
