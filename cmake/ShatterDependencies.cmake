@@ -22,6 +22,9 @@ target_link_libraries(Shatter_TetGen INTERFACE ${TETGEN_LIBRARY})
 target_compile_definitions(Shatter_TetGen INTERFACE TETLIBRARY)
 
 find_package(Threads REQUIRED)
+# oneTBB (libtbb-dev): parallel loops and tasks of the fracture pipeline, its precomputation and the
+# fracture jobs (shatter_fracture and shatter_bullet; the core stays Eigen-only).
+find_package(TBB REQUIRED)
 
 # Spectra 1.0 (libspectra-dev): header-only sparse eigensolvers for the modal basis.
 find_path(SPECTRA_INCLUDE_DIR Spectra/SymGEigsShiftSolver.h REQUIRED)

@@ -238,7 +238,7 @@ def markdown(runs, images_rel, notes):
         latency = (f"{int(max(s['fracture_latency_steps']))}" if "fracture_latency_steps" in s else "—")
         w(f"| {scene} | {j['fracture_events']} | {col_max('fracture_main_ms')} | {col_max('fracture_job_ms')} | "
           f"{col_max('fracture_wait_ms')} | {latency} | {col_sum('bound_rejections')} / "
-          f"{col_sum('full_evaluations')} | {fmt(ratio(max(totals), med), 1)} | {fmt(ratio(max(rest), med), 1)} | "
+          f"{col_sum('fracture_evaluations')} | {fmt(ratio(max(totals), med), 1)} | {fmt(ratio(max(rest), med), 1)} | "
           f"{fmt(ratio(max(cds), statistics.median(cds)), 1)} | {TVCG[scene]['fracture']} |")
     w("")
     w("## The papers' figures")

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
     build-essential cmake pkg-config git
-    libbullet-dev libbullet-extras-dev libeigen3-dev libtet1.5-dev libspectra-dev libassimp-dev
+    libbullet-dev libbullet-extras-dev libeigen3-dev libtet1.5-dev libspectra-dev libassimp-dev libtbb-dev
     nlohmann-json3-dev libcli11-dev libstb-dev
     libglfw3-dev libimgui-dev python3-glad xvfb xauth libgl1-mesa-dri
     googletest libgtest-dev libgmock-dev libbenchmark-dev

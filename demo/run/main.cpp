@@ -1,7 +1,8 @@
 // shatter_run: runs a scene headless and writes its per-step statistics.
 //   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
 //               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
-//               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--list]
+//               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--workers N]
+//               [--latency N] [--list]
 // SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json); anything else is an
 // error that lists the shipped scenes. Errors (bad flags, unreadable or invalid scene files, failing
 // assets) print one line and exit with a non-zero status.
@@ -50,6 +51,12 @@ int run(int argc, char** argv)
                                                &restructureName));
     app.add_option("--seed", options.seed, "Seed of the fracture patterns");
     app.add_flag("--no-fracture", noFracture, "Nothing breaks");
+    app.add_option("--workers", options.workers,
+                   "Fracture job threads (0: inline at submission; default: the scene's, else 1)")
+        ->check(CLI::Range(0, 256));
+    app.add_option("--latency", options.latencySteps,
+                   "Internal steps from an impact to its fragments (default: the scene's, else 1)")
+        ->check(CLI::Range(0, 1000));
     app.add_option("--asset-cache", cacheDir,
                    "Directory of built assets (default: $SHATTER_ASSET_CACHE or the build tree)");
     try

@@ -15,8 +15,12 @@
 // Scaling all energies by s > 0 leaves every trial's CVD unchanged and scales its E_D,i by s, so the
 // chosen degree can only grow with s: doubling stops at a later power of two, and bisection over nested
 // pass sets ends at a larger N (fracture_degree_test checks this).
+//
+// DegreeMode::Model replaces the search by CVD §4's learned degree: N = f̂_N(Π W) (eq. 11-12,
+// degree_model.h) and the one CVD of eq. 9, P* = CVD(N, W).
 #include "fracture_degree.h"
 
+#include "degree_model.h"
 #include "seeding.h"
 #include "shatter/error.h"
 
@@ -69,10 +73,11 @@ std::optional<VoronoiLabelling> planFracture(const Asset& asset, const FragmentR
         return std::nullopt;
     }
 
-    // One trial: N energy-weighted sites, Lloyd, the criterion. Keeps the last passing CVD.
+    // One trial: N energy-weighted sites, Lloyd, the criterion. Keeps the last passing CVD (any CVD with
+    // `keep`).
     std::optional<VoronoiLabelling> best;
     CvdStats bestStats;
-    auto trial = [&](Index n) -> bool
+    auto trial = [&](Index n, bool keep = false) -> bool
     {
         const std::vector<Real> sites = seedSites(localCoords, dimension, weights, n, seed);
         CvdStats cs;
@@ -90,13 +95,31 @@ std::optional<VoronoiLabelling> planFracture(const Asset& asset, const FragmentR
         t.passed = value <= gamma;
         st.trials.push_back(t);
         st.cvdIterations += cs.iterations;
-        if (t.passed || n == st.maxDegree)
+        if (keep || t.passed || n == st.maxDegree)
         {
             best = std::move(labelling);
             bestStats = std::move(cs);
         }
         return t.passed;
     };
+
+    // CVD §4: the learned degree and one CVD. The model covers the unbroken object (its PCA basis is
+    // over the asset's nodes); a fragment's region falls through to the search.
+    const DegreeModel* model = settings.mode == DegreeMode::Model ? settings.model.get() : nullptr;
+    if (model && model->nodeCount == region.nodeCount() && region.nodeCount() == asset.tetMesh.nodeCount())
+    {
+        st.predicted = true;
+        st.predictedDegree = model->predict(weights, st.wholeEnergy / gamma);
+        const Real rounded = std::round(std::isfinite(st.predictedDegree) ? st.predictedDegree : 2);
+        const Index n = Index(std::clamp<Real>(rounded, 2, Real(st.maxDegree)));
+        trial(n, true);
+        st.cvd = std::move(bestStats);
+        finish();
+        if (!best || best->siteCount < 2)
+            return std::nullopt;
+        st.degree = n;
+        return best;
+    }
 
     // Doubling: lo fails (N = 1 failed above), hi passes or is the cap.
     Index lo = 1, hi = 2;

@@ -8,6 +8,7 @@
 #include "strain_energy.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -25,11 +26,25 @@ enum class DegreeCriterion
     Total,
 };
 
+struct DegreeModel; // degree_model.h
+
+/// How planFracture chooses the fracture degree N.
+enum class DegreeMode
+{
+    Search, ///< the doubling + bisection search of CVD §3.3, one CVD per trial (exact; the default)
+    Model,  ///< the example-based degree of CVD §4 (PlanSettings::model), then one CVD
+};
+
 /// Settings of planFracture; checked there.
 struct PlanSettings
 {
     DegreeCriterion criterion = DegreeCriterion::MaxCell;
     CvdSettings cvd; ///< every trial CVD of the degree search
+    DegreeMode mode = DegreeMode::Search;
+    /// DegreeMode::Model: the asset's degree model, trained for this material and these settings
+    /// (findDegreeModel, degree_training.h). Without one, or for a region other than the whole asset
+    /// (the model covers the unbroken object), planFracture falls back to the search.
+    std::shared_ptr<const DegreeModel> model;
 };
 
 /// One CVD of the degree search.
@@ -54,6 +69,8 @@ struct PlanStats
     std::vector<DegreeTrial> trials; ///< in the order they ran (doubling, then bisection)
     CvdStats cvd;                    ///< the chosen CVD's statistics (energies per cell, iterations, ms)
     int cvdIterations = 0;           ///< Σ iterations over all trials
+    bool predicted = false;          ///< N came from the degree model (one trial), not the search
+    Real predictedDegree = 0;        ///< the model's unrounded, unclamped N (when predicted)
     double milliseconds = 0;         ///< wall time of planFracture
 };
 
@@ -80,6 +97,9 @@ Real wholeEnergy(std::span<const Real> localCoords, int dimension, std::span<con
 ///    sites by energy-weighted sampling from std::mt19937_64(seed) (seeding.h: a trial's sites extend
 ///    the previous smaller trial's) and runs computeCvd;
 ///  - returns the CVD of the smallest passing N (or of the cap).
+/// With DegreeMode::Model and a usable model (see PlanSettings::model), the degree is instead the
+/// model's prediction rounded and clamped to [2, cap] and one CVD of that N runs (seeded the same way);
+/// the N = 1 criterion still decides whether it breaks. Its trial is recorded whether or not it passes.
 /// Deterministic for a given seed. Throws shatter::Error on bad input.
 std::optional<VoronoiLabelling> planFracture(const Asset& asset, const FragmentRegion& region,
                                              const StrainEnergy& energy, std::span<const Real> coords,

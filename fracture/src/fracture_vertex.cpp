@@ -228,21 +228,31 @@ Vec3 solveVertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const
 
 Index ChunkOutput::vertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const Vec3* fallback)
 {
-    const auto [it, inserted] = lookup.try_emplace(key, Index(keys.size()));
-    if (!inserted)
-        return it->second;
+    const Index next = Index(keys.size());
+    if (isNodeKey(key))
+    {
+        const auto [it, inserted] = nodeLookup.try_emplace(key.nodes[0], next);
+        if (!inserted)
+            return it->second;
+    }
+    else
+    {
+        const auto [it, inserted] = lookup.try_emplace(key, next);
+        if (!inserted)
+            return it->second;
+    }
     keys.push_back(key);
     if (key.nodeCount == 0)
     {
         SHATTER_ASSERT(fallback, "a polygon centre needs its position");
         positions.push_back(*fallback);
-        return it->second;
+        return next;
     }
     VertexStatus status;
     positions.push_back(solveVertex(key, meshNodes, fallback, status));
     constrained += status == VertexStatus::Constrained;
     singular += status == VertexStatus::Singular;
-    return it->second;
+    return next;
 }
 
 void ChunkOutput::triangle(Index piece, Index a, Index b, Index c, std::uint8_t crack)

@@ -27,12 +27,38 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
     };
     std::vector<Tri> triangles;
     std::vector<Index> remap;
+    // Node keys (isNodeKey) by node id: the same first-come numbering as the key map, cheaper.
+    std::vector<Index> nodeGlobal;
+    std::size_t keyCount = 0, triangleCount = 0;
+    for (const ChunkOutput& chunk : chunks)
+    {
+        keyCount += chunk.keys.size();
+        triangleCount += chunk.triangles.size();
+    }
+    global.reserve(keyCount);
+    positions.reserve(keyCount);
+    triangles.reserve(triangleCount);
     for (const ChunkOutput& chunk : chunks)
     {
         remap.resize(chunk.keys.size());
         for (std::size_t i = 0; i < chunk.keys.size(); ++i)
         {
-            const auto [it, inserted] = global.try_emplace(chunk.keys[i], Index(positions.size()));
+            const VertexKey& key = chunk.keys[i];
+            if (isNodeKey(key))
+            {
+                if (key.nodes[0] >= nodeGlobal.size())
+                    nodeGlobal.resize(std::max<std::size_t>(key.nodes[0] + 1, 2 * nodeGlobal.size()),
+                                      kInvalidIndex);
+                Index& id = nodeGlobal[key.nodes[0]];
+                if (id == kInvalidIndex)
+                {
+                    id = Index(positions.size());
+                    positions.push_back(chunk.positions[i]);
+                }
+                remap[i] = id;
+                continue;
+            }
+            const auto [it, inserted] = global.try_emplace(key, Index(positions.size()));
             if (inserted)
                 positions.push_back(chunk.positions[i]);
             remap[i] = it->second;
@@ -52,7 +78,11 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
         for (const Vec3& p : positions)
             box.grow(p);
         const Real eps = 1e-10 * std::max(box.extent().norm(), Real(1e-300));
-        std::unordered_map<std::uint64_t, std::vector<Index>> grid;
+        // Representatives per cell as linked lists in insertion order (head, tail, next): the same
+        // scan order as one vector per cell, without an allocation per cell.
+        std::unordered_map<std::uint64_t, std::pair<Index, Index>> grid;
+        grid.reserve(positions.size());
+        std::vector<Index> next(positions.size(), kInvalidIndex);
         auto cellOf = [&](const Vec3& p, int dx, int dy, int dz)
         {
             const auto q = [&](Real v, int d)
@@ -60,6 +90,21 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
                 return std::uint64_t(std::int64_t(std::floor(v / eps)) + d) & 0x1fffff;
             };
             return q(p.x(), dx) | q(p.y(), dy) << 21 | q(p.z(), dz) << 42;
+        };
+        // Almost every neighbour cell is empty: a bit filter over hashed cells answers most of the 27
+        // lookups per vertex without touching the map.
+        std::vector<std::uint64_t> occupied(std::size_t(1) << 14, 0); // 2^20 bits
+        auto filterHash = [](std::uint64_t cell)
+        {
+            return (cell * 0x9e3779b97f4a7c15ull) >> 44; // 20 bits
+        };
+        auto filterSlot = [&](std::uint64_t cell)
+        {
+            return filterHash(cell) >> 6;
+        };
+        auto filterBit = [&](std::uint64_t cell)
+        {
+            return std::uint64_t(1) << (filterHash(cell) & 63);
         };
         std::vector<Index> target(positions.size());
         for (Index i = 0; i < positions.size(); ++i)
@@ -69,10 +114,13 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
                 for (int dy = -1; dy <= 1 && target[i] == i; ++dy)
                     for (int dz = -1; dz <= 1 && target[i] == i; ++dz)
                     {
-                        const auto it = grid.find(cellOf(positions[i], dx, dy, dz));
+                        const std::uint64_t cell = cellOf(positions[i], dx, dy, dz);
+                        if (!(occupied[filterSlot(cell)] & filterBit(cell)))
+                            continue; // no representative in that cell (a filter: no false negatives)
+                        const auto it = grid.find(cell);
                         if (it == grid.end())
                             continue;
-                        for (Index j : it->second)
+                        for (Index j = it->second.first; j != kInvalidIndex; j = next[j])
                             if ((positions[j] - positions[i]).norm() <= eps)
                             {
                                 target[i] = j;
@@ -80,7 +128,16 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
                             }
                     }
             if (target[i] == i)
-                grid[cellOf(positions[i], 0, 0, 0)].push_back(i);
+            {
+                const std::uint64_t cell = cellOf(positions[i], 0, 0, 0);
+                occupied[filterSlot(cell)] |= filterBit(cell);
+                const auto [it, inserted] = grid.try_emplace(cell, i, i);
+                if (!inserted)
+                {
+                    next[it->second.second] = i;
+                    it->second.second = i;
+                }
+            }
             else
                 ++stats.weldedVertices;
         }

@@ -27,30 +27,9 @@ Index findRoot(std::vector<Index>& up, Index i)
     return i;
 }
 
-// Local face of tet `other` made of the same nodes as face f of `tet`.
-int matchingFace(const Tet& tet, int f, const Tet& other)
-{
-    for (int g = 0; g < 4; ++g)
-    {
-        // Face g of `other` is opposite its node g: the face matches iff that node is not in `tet`'s face.
-        bool shared = true;
-        for (int k = 0; k < 4 && shared; ++k)
-            if (k != g)
-            {
-                bool found = false;
-                for (int j = 0; j < 4; ++j)
-                    found |= j != f && tet[j] == other[k];
-                shared = found;
-            }
-        if (shared)
-            return g;
-    }
-    return -1;
-}
-
 } // namespace
 
-Index pieceComponents(const Region& region, const TetMesh& mesh, std::vector<Index>& pieceFragment)
+Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector<Index>& pieceFragment)
 {
     const Index pieces = Index(region.pieceSite.size());
     std::vector<Index> up(pieces);
@@ -58,14 +37,13 @@ Index pieceComponents(const Region& region, const TetMesh& mesh, std::vector<Ind
     std::vector<std::pair<Index, Index>> sliverLinks; // (sliver piece, lowest neighbour piece)
     for (Index slot = 0; slot < region.tets.size(); ++slot)
     {
-        const Tet& tet = mesh.tets[region.tets[slot]];
         for (int f = 0; f < 4; ++f)
         {
             const Index other = region.across[slot][f];
             if (other == kInvalidIndex || region.tetSlot[other] == kInvalidIndex)
                 continue;
             const Index oslot = region.tetSlot[other];
-            const int g = matchingFace(tet, f, mesh.tets[other]);
+            const int g = region.acrossFace[slot][f];
             if (g < 0)
                 continue;
             for (Index p = region.pieceStart[slot]; p < region.pieceStart[slot + 1]; ++p)

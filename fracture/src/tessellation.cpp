@@ -1,10 +1,13 @@
 // tessellate() (tessellation.h): checks the labelling, finds the parent's region, builds the adjusted
-// values, tessellates the region tets in parallel (fixed chunks, merged in order: deterministic for
-// any thread count), numbers the fragments, and fills the FractureResult.
+// values, tessellates the region tets in parallel with oneTBB (fixed chunks, merged in order:
+// deterministic for any thread count), numbers the fragments, and fills the FractureResult.
 #include "tessellation_detail.h"
 
-#include "parallel.h"
 #include "shatter/error.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
@@ -80,17 +83,23 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
             region.tets.push_back(t);
             region.precut.push_back(field.isCut(t) ? 1 : 0);
         }
-    // Face neighbours: the other tet holding the three nodes of the face.
-    region.across.resize(region.tets.size());
+    // Face neighbours: the other tet holding the three nodes of the face. A face of the (manifold) tet
+    // mesh has at most two tets, so a neighbour found from one side is also set from the other.
+    constexpr Index kUnknown = kInvalidIndex - 1;
+    region.across.assign(region.tets.size(), {kUnknown, kUnknown, kUnknown, kUnknown});
+    region.acrossFace.assign(region.tets.size(), {-1, -1, -1, -1});
     for (Index slot = 0; slot < region.tets.size(); ++slot)
     {
         const Index t = region.tets[slot];
         const Tet& tet = mesh.tets[t];
         for (int f = 0; f < 4; ++f)
         {
+            if (region.across[slot][f] != kUnknown)
+                continue;
             const auto& c = kTetFaces[f];
             Index other = kInvalidIndex;
-            const Index a = tet[c[0]];
+            int otherFace = -1;
+            const Index a = tet[c[0]], b = tet[c[1]], d = tet[c[2]];
             for (Index i = mesh.nodeTetOffsets[a]; i < mesh.nodeTetOffsets[a + 1] && other == kInvalidIndex;
                  ++i)
             {
@@ -102,10 +111,20 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
                 {
                     return o[0] == n || o[1] == n || o[2] == n || o[3] == n;
                 };
-                if (has(tet[c[1]]) && has(tet[c[2]]))
-                    other = u;
+                if (!has(b) || !has(d))
+                    continue;
+                other = u;
+                otherFace = 0; // face k of a tet is opposite its node k: the node not in this face
+                while (o[otherFace] == a || o[otherFace] == b || o[otherFace] == d)
+                    ++otherFace;
             }
             region.across[slot][f] = other;
+            region.acrossFace[slot][f] = std::int8_t(otherFace);
+            if (other != kInvalidIndex && region.tetSlot[other] != kInvalidIndex)
+            {
+                region.across[region.tetSlot[other]][otherFace] = t;
+                region.acrossFace[region.tetSlot[other]][otherFace] = std::int8_t(f);
+            }
         }
     }
 }
@@ -176,22 +195,30 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     const Index chunkCount = (Index(region.tets.size()) + kChunk - 1) / kChunk;
     std::vector<ChunkOutput> chunks(chunkCount);
     std::vector<std::uint8_t> touch(region.pieceTouch);
-    parallelFor(chunkCount, options.threads,
-                [&](std::size_t begin, std::size_t end)
-                {
-                    for (std::size_t c = begin; c < end; ++c)
-                    {
-                        const Index first = Index(c) * kChunk;
-                        const Index last = std::min<Index>(first + kChunk, Index(region.tets.size()));
-                        for (Index slot = first; slot < last; ++slot)
-                        {
-                            if (region.precut[slot])
-                                emitPrecutTet(ctx, slot, chunks[c], touch);
-                            else
-                                emitWholeTet(ctx, slot, chunks[c]);
-                        }
-                    }
-                });
+    // oneTBB over the chunks; each chunk writes only its own output and its own tets' pieces, and
+    // the chunks are merged in order below, so the result does not depend on the thread count.
+    auto emitChunks = [&](const tbb::blocked_range<std::size_t>& range)
+    {
+        for (std::size_t c = range.begin(); c < range.end(); ++c)
+        {
+            const Index first = Index(c) * kChunk;
+            const Index last = std::min<Index>(first + kChunk, Index(region.tets.size()));
+            for (Index slot = first; slot < last; ++slot)
+            {
+                if (region.precut[slot])
+                    emitPrecutTet(ctx, slot, chunks[c], touch);
+                else
+                    emitWholeTet(ctx, slot, chunks[c]);
+            }
+        }
+    };
+    if (options.threads == 1)
+        emitChunks(tbb::blocked_range<std::size_t>(0, chunkCount));
+    else
+    {
+        tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic : int(options.threads));
+        arena.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunkCount), emitChunks); });
+    }
     region.pieceTouch = std::move(touch);
     for (const ChunkOutput& c : chunks)
     {

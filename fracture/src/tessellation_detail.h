@@ -40,6 +40,8 @@ struct Region
     std::vector<std::uint8_t> precut; ///< per region tet: cut by an earlier fracture
     std::vector<std::array<Index, 4>>
         across; ///< per region tet: neighbour tet across local face k (kInvalidIndex: surface)
+    std::vector<std::array<std::int8_t, 4>>
+        acrossFace;                ///< per region tet: the neighbour's local face matching face k (-1: none)
     std::vector<Index> pieceStart; ///< per region tet + 1: its pieces
     std::vector<std::uint32_t>
         pieceSite; ///< site of each piece (kNoSite: sliver, see tessellation_region.cpp)
@@ -104,6 +106,9 @@ struct ChunkOutput
     std::vector<Vec3> positions;
     std::vector<OutTriangle> triangles;
     std::unordered_map<VertexKey, Index, VertexKeyHash> lookup;
+    /// Plain node vertices (isNodeKey), the most common key, looked up by node id instead of by the
+    /// whole key: same numbering, without hashing and comparing the key's value table.
+    std::unordered_map<Index, Index> nodeLookup;
     Index constrained = 0, singular = 0;
     std::array<Index, 4> schemes{};
 
@@ -135,6 +140,12 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
 VertexKey siteVertexKey(const ValueTable& table, const Index* nodes, int nodeCount,
                         const std::uint32_t* sites, int siteCount);
 VertexKey nodeKey(Index node);
+/// True for a key made by nodeKey() (one node, no functions).
+inline bool isNodeKey(const VertexKey& key)
+{
+    return key.nodeCount == 1 && key.functionCount == 0 && key.nodes[1] == 0 && key.nodes[2] == 0 &&
+           key.nodes[3] == 0;
+}
 
 /// Connected components of pieces → new fragment index per piece (fragment_components.cpp). Returns
 /// the number of fragments.

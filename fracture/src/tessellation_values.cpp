@@ -28,6 +28,7 @@
 #include "shatter/error.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace shatter::fracture::detail
@@ -167,12 +168,40 @@ struct Adjuster
         }
     }
 
+    // Region tets whose nodes carry two or more sites: the only ones a pass looks at (labels do not
+    // change between passes, only values), listed once instead of rescanning the region every pass.
+    std::vector<Index> cutTets;
+
+    void findCutTets()
+    {
+        const TetMesh& mesh = ctx.state.asset().tetMesh;
+        cutTets.clear();
+        for (Index t : ctx.region.tets)
+        {
+            const Tet& tet = mesh.tets[t];
+            std::uint32_t first = kNoSite;
+            bool several = false;
+            for (Index node : tet)
+            {
+                const std::uint32_t l = label(node);
+                if (l == kNoSite)
+                    continue;
+                if (first == kNoSite)
+                    first = l;
+                else
+                    several |= l != first;
+            }
+            if (several)
+                cutTets.push_back(t);
+        }
+    }
+
     void pass()
     {
         const TetMesh& mesh = ctx.state.asset().tetMesh;
-        for (Index slot = 0; slot < ctx.region.tets.size(); ++slot)
+        for (Index t : cutTets)
         {
-            const Tet& tet = mesh.tets[ctx.region.tets[slot]];
+            const Tet& tet = mesh.tets[t];
             std::array<std::uint32_t, 4> lab;
             std::array<std::uint32_t, 4> sites;
             int count = 0;
@@ -260,35 +289,49 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
     const Region& region = ctx.region;
     const VoronoiLabelling& labels = ctx.labels;
 
-    // (node, site) pairs: the sites of each region tet's nodes, at all four of its nodes.
-    std::vector<std::pair<Index, std::uint32_t>> pairs;
-    for (Index t : region.tets)
-    {
-        const Tet& tet = mesh.tets[t];
-        for (int k = 0; k < 4; ++k)
-            for (int j = 0; j < 4; ++j)
-                pairs.emplace_back(tet[j], region.nodeSite[tet[k]]);
-    }
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    // (node, site) pairs: the sites of each region tet's nodes, at all four of its nodes. Gathered per
+    // node from its region tets (a node sees few distinct sites), which gives the same sorted CSR as
+    // sorting all 16 pairs of every region tet, without that sort.
     table.offsets.assign(mesh.nodeCount() + 1, 0);
-    for (const auto& p : pairs)
-        ++table.offsets[p.first + 1];
-    for (Index i = 0; i < mesh.nodeCount(); ++i)
-        table.offsets[i + 1] += table.offsets[i];
-    table.sites.resize(pairs.size());
-    table.values.resize(pairs.size());
-
+    table.sites.clear();
+    table.values.clear();
     std::vector<Real> buffer;
-    for (std::size_t q = 0; q < pairs.size();)
+    std::array<std::uint32_t, 64> local;
+    std::vector<std::uint32_t> spill;
+    for (Index node = 0; node < mesh.nodeCount(); ++node)
     {
-        const Index node = pairs[q].first;
-        const Real* x = nodeCoordinates(mesh, labels, region, node, buffer);
-        for (; q < pairs.size() && pairs[q].first == node; ++q)
+        int count = 0;
+        spill.clear();
+        auto add = [&](std::uint32_t site)
         {
-            table.sites[q] = pairs[q].second;
-            table.values[q] = siteValue(labels, x, pairs[q].second, ctx.options.squaredDistances);
+            for (int i = 0; i < count; ++i)
+                if (local[i] == site)
+                    return;
+            if (count < int(local.size()))
+                local[count++] = site;
+            else if (std::find(spill.begin(), spill.end(), site) == spill.end())
+                spill.push_back(site);
+        };
+        for (Index i = mesh.nodeTetOffsets[node]; i < mesh.nodeTetOffsets[node + 1]; ++i)
+        {
+            const Index t = mesh.nodeTets[i];
+            if (region.tetSlot[t] == kInvalidIndex)
+                continue;
+            for (Index m : mesh.tets[t])
+                add(region.nodeSite[m]);
         }
+        table.offsets[node + 1] = table.offsets[node];
+        if (count == 0)
+            continue;
+        spill.insert(spill.end(), local.begin(), local.begin() + count);
+        std::sort(spill.begin(), spill.end());
+        const Real* x = nodeCoordinates(mesh, labels, region, node, buffer);
+        for (std::uint32_t site : spill)
+        {
+            table.sites.push_back(site);
+            table.values.push_back(siteValue(labels, x, site, ctx.options.squaredDistances));
+        }
+        table.offsets[node + 1] += Index(spill.size());
     }
 
     // Own-label fix: the node's own site strictly below every other.
@@ -310,7 +353,8 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
         }
     }
 
-    Adjuster adjust{ctx, table, stats};
+    Adjuster adjust{ctx, table, stats, false, {}};
+    adjust.findCutTets();
     stats.adjustConverged = false;
     for (int p = 0; p < ctx.options.maxAdjustPasses; ++p)
     {

@@ -313,6 +313,24 @@ TEST(TessellationDeterminism, SameResultForAnyThreadCount)
     EXPECT_TRUE(sameResult(b, c));
 }
 
+// The per-tet work runs on oneTBB in fixed chunks merged in order: two and three workers (an uneven
+// split of the chunks) give the single-threaded result bit for bit, also with many small cells.
+TEST(TessellationDeterminism, UnevenThreadCountsOnThePlate)
+{
+    auto asset = sharedAsset("plate");
+    ObjectState state(asset);
+    std::mt19937 rng(31);
+    const auto labels = nearestSiteLabelling(state, 0, 64, rng);
+    TessellationSettings one, two, three;
+    one.threads = 1;
+    two.threads = 2;
+    three.threads = 3;
+    const FractureResult a = tessellate(state, labels, nullptr, one);
+    EXPECT_GE(a.fragments.size(), 2u);
+    EXPECT_TRUE(sameResult(a, tessellate(state, labels, nullptr, two)));
+    EXPECT_TRUE(sameResult(a, tessellate(state, labels, nullptr, three)));
+}
+
 // Three consecutive fractures of the largest fragment.
 void repeated(const std::string& name, int extraDimensions)
 {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 namespace
 {
@@ -53,6 +54,9 @@ TEST(ShatterRun, WritesCsvAndSummary)
     for (const char* field : {"mean", "max", "median_total_ms", "fracture_events", "final_fragments",
                               "max_penetration", "lowest_body_y", "state_hash"})
         EXPECT_TRUE(j.contains(field)) << field;
+    for (const char* column :
+         {"fracture_main_ms", "fracture_job_ms", "fracture_wait_ms", "fracture_latency_steps"})
+        EXPECT_TRUE(j["max"].contains(column)) << column;
     std::ifstream csv(kScratch / "s.csv");
     int lines = 0;
     for (std::string line; std::getline(csv, line);)
@@ -70,6 +74,9 @@ TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
         {"test_brick_drop --collision bvh", "--collision"},
         {"test_brick_drop --contacts many", "--contacts"},
         {"test_brick_drop --steps -3", "--steps"},
+        {"test_brick_drop --workers -1", "--workers"},
+        {"test_brick_drop --latency -2", "--latency"},
+        {"test_brick_drop --workers two", "--workers"},
         {"test_brick_drop --frobnicate", "frobnicate"},
         {"test_brick_drop --contacts many", "unknown value \"many\", expected one of adaptive, full, fixed8"},
         {"test_brick_drop --restructure 2014", "expected one of 2013, 2012, rebuild"},
@@ -120,6 +127,28 @@ TEST(ShatterRun, ChoiceNamesAndSceneFilesAreTaken)
     EXPECT_EQ(j["collision"], "hull");
     EXPECT_EQ(j["contacts"], "fixed8");
     EXPECT_EQ(j["restructure"], "rebuild");
+}
+
+// --workers and --latency reach the FractureSystem (the summary reports what ran); the worker count never
+// changes the run.
+TEST(ShatterRun, WorkersAndLatencyAreTakenAndWorkersDoNotChangeTheRun)
+{
+    std::filesystem::create_directories(kScratch);
+    std::vector<nlohmann::json> runs;
+    for (const char* workers : {"0", "2"})
+    {
+        const std::filesystem::path file = kScratch / (std::string("w") + workers + ".json");
+        const Result r = shatterRun(std::string("test_brick_drop --steps 15 --latency 2 --workers ") +
+                                    workers + " --json " + file.string());
+        ASSERT_EQ(r.status, 0) << r.output;
+        std::ifstream in(file);
+        runs.push_back(nlohmann::json::parse(in));
+        EXPECT_EQ(runs.back()["workers"], std::stoi(workers));
+        EXPECT_EQ(runs.back()["latency_steps"], 2);
+    }
+    EXPECT_GT(runs[0]["fracture_events"].get<long>(), 0);
+    EXPECT_EQ(runs[0]["max"]["fracture_latency_steps"], 2);
+    EXPECT_EQ(runs[0]["state_hash"], runs[1]["state_hash"]);
 }
 
 } // namespace

@@ -66,6 +66,8 @@ App::App(const DemoSettings& o) : options(o), simulation(log)
     simulation.editableSettings().collision = options.collision;
     simulation.editableSettings().contacts = options.contacts;
     simulation.editableSettings().seed = options.seed;
+    simulation.editableSettings().workers = options.workers;
+    simulation.editableSettings().latencySteps = options.latencySteps;
     debugViews->settings = options.views;
     startScene();
 }

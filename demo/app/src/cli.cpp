@@ -197,6 +197,11 @@ std::optional<int> parseCommandLine(int argc, char** argv, DemoSettings& o)
                                       &scenes::contactsName))
         ->default_str(std::string(scenes::contactsName(o.contacts)));
     app.add_option("--seed", o.seed, "fracture seed")->capture_default_str();
+    app.add_option("--workers", o.workers, "fracture job threads (0: inline; default: the scene's, else 1)")
+        ->check(CLI::Range(0, 256));
+    app.add_option("--latency", o.latencySteps,
+                   "steps from an impact to its fragments (default: the scene's)")
+        ->check(CLI::Range(0, 1000));
     try
     {
         app.parse(argc, argv);

@@ -58,6 +58,10 @@ const std::vector<Column>& columns()
         column("bodyless_fragments", &StepStats::bodylessFragments),
         column("fracture_evaluations", &StepStats::fractureEvaluations),
         column("max_impact_energy", &StepStats::maxImpactEnergy),
+        column("fracture_main_ms", &StepStats::fractureMainMs),
+        column("fracture_job_ms", &StepStats::fractureJobMs),
+        column("fracture_wait_ms", &StepStats::fractureWaitMs),
+        column("fracture_latency_steps", &StepStats::fractureLatencySteps),
         column("max_penetration", &StepStats::maxPenetration),
         column("lowest_body_y", &StepStats::lowestBodyY),
     };
@@ -166,6 +170,8 @@ std::string summaryJson(const RunSummary& s)
     o["restructure"] = restructureName(s.options.restructure);
     o["seed"] = s.options.seed;
     o["fracture_enabled"] = s.options.fracture;
+    o["workers"] = s.options.workers;
+    o["latency_steps"] = s.options.latencySteps;
     o["time_step"] = s.timeStep;
     o["steps"] = s.steps;
     o["simulated_seconds"] = s.simulatedSeconds;

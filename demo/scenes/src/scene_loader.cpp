@@ -104,7 +104,7 @@ SceneGround readGround(const JsonNode& node)
 void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
 {
     node.allowOnly({"enabled", "max_events_per_step", "min_impulse", "evaluate_every_step", "impulse_growth",
-                    "held_impulse_decay", "deformation", "metric"});
+                    "held_impulse_decay", "deformation", "metric", "workers", "latency_steps"});
     readOptional(node, "enabled", s.enabled);
     if (auto v = node.find("max_events_per_step"))
     {
@@ -116,6 +116,18 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
     readOptional(node, "evaluate_every_step", s.evaluateEveryStep);
     readOptionalInRange(node, "impulse_growth", s.impulseGrowth, 1);
     readOptionalInRange(node, "held_impulse_decay", s.heldImpulseDecay, 0, 1.0, true);
+    if (auto v = node.find("workers"))
+    {
+        s.workers = v->integer();
+        if (s.workers < 0)
+            v->fail("must be >= 0");
+    }
+    if (auto v = node.find("latency_steps"))
+    {
+        s.latencySteps = v->integer();
+        if (s.latencySteps < 0)
+            v->fail("must be >= 0");
+    }
     if (auto v = node.find("deformation"))
     {
         const std::string model = v->string();

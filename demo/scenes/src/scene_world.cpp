@@ -127,6 +127,12 @@ void SceneWorld::Impl::build()
     fracture::FractureSystemSettings settings = scene.fracture;
     settings.seed = options.seed;
     settings.enabled = settings.enabled && options.fracture;
+    if (options.workers >= 0)
+        settings.workers = options.workers; // the command line overrides the scene
+    if (options.latencySteps >= 0)
+        settings.latencySteps = options.latencySteps;
+    options.workers = settings.workers; // the summary reports what ran
+    options.latencySteps = settings.latencySteps;
     settings.installCallback = false; // ours times it (tickCallback)
     system = std::make_unique<fracture::FractureSystem>(*world, *registration, settings);
     applyComparisonVariants(*system, variants(options)); // registers GImpact's algorithm for its baseline
@@ -216,6 +222,11 @@ const StepStats& SceneWorld::step()
     stats.fractureMs += std::max(0.0, s.tickMs - f.updateMs);
     stats.fractureEvaluations = f.evaluations;
     stats.maxImpactEnergy = double(f.maxWholeEnergy);
+    stats.fractureMainMs += f.mainThreadMs;
+    stats.fractureJobMs += f.jobMs;
+    stats.fractureWaitMs += f.waitMs;
+    for (const fracture::FractureEvent& e : s.system->lastStepEvents())
+        stats.fractureLatencySteps = std::max(stats.fractureLatencySteps, e.latencySteps);
     stats.physicsMs = std::max(0.0, stats.totalMs - stats.collisionMs - stats.fractureMs - stats.updateMs);
     stats.outputContacts = counts.contacts;
     stats.bodyPairs = counts.pairs;

@@ -11,21 +11,34 @@
 // FracturePipeline::fracture with a seed derived from (settings.seed, object, run count of the object)
 // — deterministic for a deterministic simulation.
 //
+// The pipeline runs as a job (fracture_jobs.h) on oneTBB workers. An impact of internal step s is
+// submitted at s's post-tick; its result is taken at the post-tick of step s + latencySteps, before that
+// step's impacts are collected (latencySteps = 0: right after this step's impacts are submitted, in
+// impulse order, as one sequential loop would). A job not done by then is waited for, so nothing
+// depends on timing: seeds come from (seed, object, run count), and results are taken in submission
+// order. An object has at most one pending job: the job reads the object's ObjectState, which only
+// ObjectState::apply changes, on this thread, when no job of the object is pending; while one is, the
+// object's bodies simulate on as they are and their impacts are not evaluated (with latencySteps = 0 a
+// second impact of the same object in one step is evaluated after the first is applied, as before).
+//
 // A fracture follows a sequence that is safe inside Bullet's post-tick callback: copy the parent's
-// kinematics, ObjectState::apply (TVCG §4.2, §6), remove the parent's constraints and body (and forget
+// kinematics as they are now (the body moved during the latency), ObjectState::apply (TVCG §4.2, §6),
+// remove the parent's constraints and body (and forget
 // its shape in the registration's field cache), add one body per new fragment at the parent's placement with
 // v + ω × (c_f − c_p) and ω, the parent's collision filter, damping, friction and restitution, and —
 // inside a step — gravity applied by hand (stepSimulation applied it once before its substeps).
 // Fragments are always dynamic, even those of a static object: a broken wall falls apart.
 //
 // Errors. onInternalTick runs inside stepSimulation, and Bullet is not exception-safe, so nothing may
-// leave it: each event runs under a catch-all (the pipeline does not touch the state, and
-// ObjectState::apply changes nothing if it throws, so the body stays whole), and so does the step as a
-// whole; failures are counted in FractureStepStats and passed to the log.
+// leave it: a job catches what the pipeline throws and each event's completion runs under a catch-all
+// (the pipeline does not touch the state, and ObjectState::apply changes nothing if it throws, so the
+// body stays whole), and so does the step as a whole; failures are counted in FractureStepStats and
+// passed to the log.
 #include "shatter/fracture_system.h"
 
 #include "asset_data.h"
 #include "bullet_convert.h"
+#include "fracture_jobs.h"
 #include "fracture_system_internal.h"
 #include "fragment_body.h"
 #include "internal_access.h"
@@ -81,6 +94,10 @@ void checkSettings(const FractureSystemSettings& s)
         throw Error("FractureSystemSettings", "impulseGrowth must be finite and >= 1");
     if (!(s.heldImpulseDecay > 0 && s.heldImpulseDecay <= 1))
         throw Error("FractureSystemSettings", "heldImpulseDecay must be in (0, 1]");
+    if (s.workers < 0)
+        throw Error("FractureSystemSettings", "workers must be >= 0");
+    if (s.latencySteps < 0)
+        throw Error("FractureSystemSettings", "latencySteps must be >= 0");
 }
 
 struct BodyKey
@@ -102,10 +119,12 @@ struct FractureSystem::Impl
         std::map<FragmentId, FragmentBody> bodies; // live fragments, increasing id
         std::uint64_t runs = 0;                    // pipeline runs: the event index of the seed
         std::map<FragmentId, Real> heldImpulse;    // per fragment: see FractureSystemSettings::impulseGrowth
+        std::shared_ptr<FractureJob> job;          // the pending job of one of its fragments, if any
     };
 
     Impl(btDiscreteDynamicsWorld& w, CollisionRegistration& r, const FractureSystemSettings& s)
-        : world(w), registration(r), settings(s), pipeline(std::make_unique<FracturePipeline>(pipelineFor(s)))
+        : world(w), registration(r), settings(s), latency(std::uint64_t(s.latencySteps)),
+          pipeline(std::make_unique<FracturePipeline>(pipelineFor(s))), jobs(s.workers)
     {
     }
 
@@ -173,13 +192,22 @@ struct FractureSystem::Impl
         o.bodies.erase(it);
     }
 
-    std::optional<FractureEvent> fracture(ObjectId id, FragmentId fragment,
-                                          std::span<const ImpactForce> forces, bool insideStep);
+    std::shared_ptr<FractureJob> makeJob(ObjectId id, FragmentId fragment,
+                                         std::span<const ImpactForce> forces, Real impulse);
+    bool submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse);
+    void takePending(const FractureJob& job);
+    std::optional<FractureEvent> complete(FractureJob& job, bool insideStep);
+    void finishAndComplete(std::shared_ptr<FractureJob> job,
+                           bool insideStep) noexcept; // by value: it leaves `pending`
 
     btDiscreteDynamicsWorld& world;
     CollisionRegistration& registration;
     FractureSystemSettings settings;
+    const std::uint64_t latency; // FractureSystemSettings::latencySteps, read by the constructor
     std::unique_ptr<FracturePipeline> pipeline;
+    FractureJobRunner jobs; // after the pipeline: its destructor waits for the tasks that point to it
+    std::vector<std::shared_ptr<FractureJob>> pending;         // submission order
+    std::uint64_t stepIndex = 0;                               // internal steps seen by onInternalTick
     ObjectStateSettings objectState;                           // of objects added from now on
     FragmentShapeKind shapes = FragmentShapeKind::Fracturable; // comparison variant
     bool callbackInstalled = false;
@@ -205,31 +233,91 @@ struct FractureSystem::Impl
     std::vector<ContactForce> contactForces;
     std::vector<Impact> impactScratch;
     std::vector<ImpactForce> forceScratch;
+    std::vector<std::uint8_t> fateScratch; // per impact of the step: what became of it
     std::size_t total = 0;
     FractureStepStats stepStats;
 };
 
-std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, FragmentId fragment,
-                                                            std::span<const ImpactForce> forces,
-                                                            bool insideStep)
+std::shared_ptr<FractureJob> FractureSystem::Impl::makeJob(ObjectId id, FragmentId fragment,
+                                                           std::span<const ImpactForce> forces, Real impulse)
 {
     Object& o = object(id);
     if (!o.options.fracturable || !o.state->alive(fragment) || !o.bodies.contains(fragment))
+        return nullptr;
+    auto job = std::make_shared<FractureJob>();
+    job->object = id;
+    job->fragment = fragment;
+    job->seed = splitMix(settings.seed ^ splitMix((std::uint64_t(id) << 32) ^ o.runs++));
+    job->submitStep = stepIndex;
+    job->dueStep = stepIndex + latency;
+    job->impulse = impulse;
+    job->state = o.state;
+    job->material = &o.material;
+    job->pipeline = pipeline.get();
+    job->forces.assign(forces.begin(), forces.end());
+    return job;
+}
+
+// The one place where an impact of a step becomes a fracture job. A cheap test on this thread that
+// rules out a break (FracturePipeline::mightBreak) belongs here, before makeJob: an impact it rejects
+// returns false like a fragment that cannot break, and holds its impulse in the gate.
+bool FractureSystem::Impl::submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse)
+{
+    Object& o = objects.at(key.object);
+    SHATTER_ASSERT(!o.job);
+    // The gate holds the evaluated impulse whatever the job finds: a fragment that breaks is never
+    // evaluated again, one that holds waits for a larger load.
+    o.heldImpulse[key.fragment] = impulse;
+    std::shared_ptr<FractureJob> job = makeJob(key.object, key.fragment, forces, impulse);
+    if (!job)
+        return false;
+    o.job = job;
+    pending.push_back(job);
+    ++stepStats.jobsSubmitted;
+    jobs.submit(job);
+    return true;
+}
+
+void FractureSystem::Impl::takePending(const FractureJob& job)
+{
+    const auto it =
+        std::find_if(pending.begin(), pending.end(), [&](const auto& p) { return p.get() == &job; });
+    if (it != pending.end())
+        pending.erase(it);
+    const auto o = objects.find(job.object);
+    if (o != objects.end() && o->second.job.get() == &job)
+        o->second.job.reset();
+}
+
+// Takes a finished job's result: rethrows what its pipeline threw; applies a fracture to the ObjectState
+// and replaces the parent's body with its fragments, at the parent's current pose and velocity.
+std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bool insideStep)
+{
+    ++stepStats.jobsCompleted;
+    stepStats.jobMs += job.jobMs;
+    if (job.error)
+        std::rethrow_exception(job.error);
+    ++stepStats.evaluations;
+    stepStats.maxWholeEnergy = std::max(stepStats.maxWholeEnergy, job.stats->plan.wholeEnergy);
+    if (!job.result)
         return std::nullopt;
-    const std::uint64_t seed = splitMix(settings.seed ^ splitMix((std::uint64_t(id) << 32) ^ o.runs++));
+    const ObjectId id = job.object;
+    const FragmentId fragment = job.fragment;
+    Object& o = object(id);
+    // Nothing else changes the object while its job is pending (one job per object; breakWithImpulses
+    // completes it first, removeObject cancels it).
+    SHATTER_ASSERT(o.state->alive(fragment) && o.bodies.contains(fragment));
+    if (!o.state->alive(fragment) || !o.bodies.contains(fragment))
+        return std::nullopt;
+    const FractureResult& result = *job.result;
     FractureEvent event;
     event.object = id;
     event.parent = fragment;
-    auto stats = std::make_shared<FractureEventStats>();
-    std::optional<FractureResult> result =
-        pipeline->fracture(*o.state, fragment, o.material, forces, seed, stats.get());
-    ++stepStats.evaluations;
-    stepStats.maxWholeEnergy = std::max(stepStats.maxWholeEnergy, stats->plan.wholeEnergy);
-    if (!result)
-        return std::nullopt;
+    event.latencySteps = int(stepIndex - job.submitStep);
+    std::shared_ptr<FractureEventStats> stats = job.stats;
 
     const auto start = Clock::now();
-    // The parent's kinematics, before it goes.
+    // The parent's kinematics now, before it goes (it moved since the impact if latencySteps > 0).
     const FragmentBody& parent = o.bodies.at(fragment);
     const btRigidBody& pb = *parent.body;
     const Eigen::Isometry3d materialToWorld = toEigen(pb.getWorldTransform()) * parent.materialToBody;
@@ -245,9 +333,9 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
     const btScalar linearDamping = pb.getLinearDamping(), angularDamping = pb.getAngularDamping();
     const bool keepAwake = pb.getActivationState() == DISABLE_DEACTIVATION;
 
-    o.state->apply(*result);
+    o.state->apply(result);
     removeBody(o, fragment);
-    for (FragmentId f : result->fragments)
+    for (FragmentId f : result.fragments)
     {
         FragmentBody b;
         try
@@ -285,6 +373,45 @@ std::optional<FractureEvent> FractureSystem::Impl::fracture(ObjectId id, Fragmen
     event.updateMs = stats->updateMs;
     event.details = std::move(stats);
     return event;
+}
+
+// Waits for (or runs) `job`, takes it off the pending list and completes it inside a step: an error is a
+// failed event (the body stays whole), never an exception through Bullet.
+void FractureSystem::Impl::finishAndComplete(std::shared_ptr<FractureJob> job, bool insideStep) noexcept
+{
+    const auto waitStart = Clock::now();
+    if (jobs.finish(*job) != JobWait::Ready)
+    {
+        ++stepStats.jobsWaited;
+        stepStats.waitMs += msSince(waitStart);
+    }
+    takePending(*job);
+    std::optional<FractureEvent> event;
+    try
+    {
+        event = complete(*job, insideStep);
+    }
+    catch (const std::exception& e)
+    {
+        failed(e.what());
+    }
+    catch (...)
+    {
+        failed("unknown exception in the fracture pipeline");
+    }
+    if (!event)
+        return;
+    stepStats.fractureMs += event->fractureMs;
+    stepStats.updateMs += event->updateMs;
+    ++stepStats.events;
+    ++total;
+    try
+    {
+        lastEvents.push_back(std::move(*event));
+    }
+    catch (...)
+    {
+    }
 }
 
 FractureSystem::FractureSystem(btDiscreteDynamicsWorld& world, CollisionRegistration& collision,
@@ -348,6 +475,11 @@ ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Mat
 void FractureSystem::removeObject(ObjectId object)
 {
     Impl::Object& o = impl->object(object);
+    if (const std::shared_ptr<FractureJob> job = o.job)
+    {
+        impl->jobs.cancel(*job); // a queued job never runs, a running one is waited for
+        impl->takePending(*job);
+    }
     while (!o.bodies.empty())
         impl->removeBody(o, o.bodies.begin()->first);
     impl->objects.erase(object);
@@ -413,6 +545,15 @@ std::optional<FractureEvent> FractureSystem::breakWithImpulses(ObjectId object, 
     if (!std::isfinite(timeStep) || timeStep <= 0)
         throw Error("FractureSystem::breakWithImpulses", "timeStep must be finite and > 0");
     Impl::Object& o = impl->object(object);
+    // A pending job of the object is completed first (its result applied now, its event appended to
+    // lastStepEvents): the blow below must see, and change, the state that job was computed from.
+    // If that job broke `fragment` itself, the blow finds no body: no event (the job's is reported).
+    if (const std::shared_ptr<FractureJob> job = o.job)
+    {
+        impl->finishAndComplete(job, false);
+        if (job->fragment == fragment && !o.bodies.contains(fragment))
+            return std::nullopt;
+    }
     const auto it = o.bodies.find(fragment);
     if (it == o.bodies.end())
         throw Error("FractureSystem::breakWithImpulses", "fragment " + std::to_string(fragment) +
@@ -427,7 +568,12 @@ std::optional<FractureEvent> FractureSystem::breakWithImpulses(ObjectId object, 
             throw Error("FractureSystem::breakWithImpulses", "non-finite point or impulse");
         forces.push_back({worldToMaterial * points[i], worldToMaterial.linear() * impulses[i] / timeStep});
     }
-    std::optional<FractureEvent> event = impl->fracture(object, fragment, forces, false);
+    // Synchronous: the pipeline runs here, and what it throws reaches the caller.
+    const std::shared_ptr<FractureJob> job = impl->makeJob(object, fragment, forces, 0);
+    if (!job)
+        return std::nullopt;
+    FractureJobRunner::run(*job);
+    std::optional<FractureEvent> event = impl->complete(*job, false);
     if (event)
         ++impl->total;
     return event;
@@ -436,6 +582,7 @@ std::optional<FractureEvent> FractureSystem::breakWithImpulses(ObjectId object, 
 void FractureSystem::onInternalTick(btScalar timeStep) noexcept
 {
     Impl& s = *impl;
+    const auto start = Clock::now();
     try
     {
         tick(timeStep);
@@ -448,6 +595,8 @@ void FractureSystem::onInternalTick(btScalar timeStep) noexcept
     {
         s.failed("unknown exception in the post-tick callback");
     }
+    s.stepStats.pendingJobs = int(s.pending.size());
+    s.stepStats.mainThreadMs = msSince(start);
 }
 
 void FractureSystem::tick(btScalar timeStep)
@@ -455,11 +604,17 @@ void FractureSystem::tick(btScalar timeStep)
     Impl& s = *impl;
     s.lastEvents.clear();
     s.stepStats = FractureStepStats{};
+    ++s.stepIndex;
     auto countLive = [&]
     {
         for (const auto& [id, o] : s.objects)
             s.stepStats.liveFragments += Index(o.bodies.size());
     };
+    // The jobs due at this boundary (impact step + latencySteps ≥ 1), in submission order, before this
+    // step's impacts: their objects take new impacts again from this step on. They complete even if the
+    // system was disabled since.
+    while (!s.pending.empty() && s.pending.front()->dueStep <= s.stepIndex)
+        s.finishAndComplete(s.pending.front(), true);
     if (!s.settings.enabled || !(timeStep > 0) || s.objects.empty())
     {
         countLive();
@@ -530,37 +685,46 @@ void FractureSystem::tick(btScalar timeStep)
                      [](const auto& a, const auto& b) { return a.impulse > b.impulse; });
     if (s.impactScratch.size() > std::size_t(s.settings.maxEventsPerStep))
         s.impactScratch.resize(std::size_t(s.settings.maxEventsPerStep));
-    for (const Impl::Impact& impact : s.impactScratch)
+    // Submission, strongest impact first. An object with a pending job takes no new one: with
+    // latencySteps ≥ 1 its impact is not evaluated (and its gate not changed); with latencySteps = 0 it is
+    // deferred until the job before it was applied, below.
+    enum class Fate : std::uint8_t
     {
-        const BodyKey key = impact.key;
+        None,
+        Submitted,
+        Deferred
+    };
+    s.fateScratch.assign(s.impactScratch.size(), std::uint8_t(Fate::None));
+    auto forcesOf = [&](const Impl::Impact& impact) -> std::span<const ImpactForce>
+    {
         s.forceScratch.clear();
         for (std::uint32_t i = impact.begin; i < impact.end; ++i)
             s.forceScratch.push_back(s.contactForces[i].force);
-        // An error inside the pipeline must not unwind through stepSimulation (see the file comment).
-        std::optional<FractureEvent> event;
-        try
-        {
-            event = s.fracture(key.object, key.fragment, s.forceScratch, true);
-        }
-        catch (const std::exception& e)
-        {
-            s.failed(e.what());
-        }
-        catch (...)
-        {
-            s.failed("unknown exception in the fracture pipeline");
-        }
-        if (!event)
-        {
-            s.objects.at(key.object).heldImpulse[key.fragment] = impact.impulse;
-            continue;
-        }
-        s.stepStats.fractureMs += event->fractureMs;
-        s.stepStats.updateMs += event->updateMs;
-        ++s.stepStats.events;
-        ++s.total;
-        s.lastEvents.push_back(std::move(*event));
+        return s.forceScratch;
+    };
+    for (std::size_t i = 0; i < s.impactScratch.size(); ++i)
+    {
+        const Impl::Impact& impact = s.impactScratch[i];
+        if (s.objects.at(impact.key.object).job)
+            s.fateScratch[i] = std::uint8_t(s.latency == 0 ? Fate::Deferred : Fate::None);
+        else if (s.submit(impact.key, forcesOf(impact), impact.impulse))
+            s.fateScratch[i] = std::uint8_t(Fate::Submitted);
     }
+    // latencySteps = 0: the results now, in impulse order (the jobs of different objects ran side by
+    // side; a deferred impact runs after its object's earlier one was applied, as a sequential loop).
+    if (s.latency == 0)
+        for (std::size_t i = 0; i < s.impactScratch.size(); ++i)
+        {
+            const Impl::Impact& impact = s.impactScratch[i];
+            if (s.fateScratch[i] == std::uint8_t(Fate::Deferred) &&
+                !s.submit(impact.key, forcesOf(impact), impact.impulse))
+                continue;
+            if (s.fateScratch[i] == std::uint8_t(Fate::None))
+                continue;
+            const std::shared_ptr<FractureJob> job = s.objects.at(impact.key.object).job;
+            SHATTER_ASSERT(job && job->fragment == impact.key.fragment);
+            s.finishAndComplete(job, true);
+        }
     countLive();
 }
 

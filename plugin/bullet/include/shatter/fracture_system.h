@@ -6,11 +6,15 @@
 //     world.stepSimulation(1.0 / 60);   // fragments appear after the substep that broke it
 //
 // After each internal step (Bullet's post-tick callback, when the solver has written the contact
-// impulses back) it sums the contact impulses on every registered body over all manifolds of its pairs,
-// runs the fracture pipeline (deformation, criterion and degree, CVD tessellation: CVD §3) on the bodies
-// whose impact passes the criterion, applies the result to the object's ObjectState (incremental
-// collision updates, TVCG §4.2, §6), removes the broken body and adds one body per new fragment with
-// the parent's v + ω × r at the fragment's centre of mass. Fragments fracture again the same way.
+// impulses back) it sums the contact impulses on every registered body over all manifolds of its pairs
+// and hands the fracture pipeline (deformation, criterion and degree, CVD tessellation: CVD §3) of the
+// strongest impacts to worker threads (oneTBB; FractureSystemSettings::workers). Exactly latencySteps
+// internal steps later, at the post-tick before that step's impacts are collected, it takes each result
+// (waiting for a job that is not done yet, so the run never depends on timing), applies a fracture to
+// the object's ObjectState (incremental collision updates, TVCG §4.2, §6), removes the broken body and
+// adds one body per new fragment at the body's pose then, with its v + ω × r at the fragment's centre of
+// mass. While an object has a pending job its bodies simulate on whole and their impacts are not
+// evaluated. latencySteps = 0 breaks in the impact step itself. Fragments fracture again the same way.
 //
 // Bodies and shapes are owned by the system; the world and the registration must outlive it. The
 // destructor removes its bodies from the world. The world's internal tick callback belongs to the
@@ -86,6 +90,12 @@ struct FractureSystemSettings
     Real heldImpulseDecay = 0.9;
     /// Event k of object o uses a seed derived from (seed, o, k): runs are reproducible; default 1.
     std::uint64_t seed = 1;
+    /// Threads for the pipeline's jobs, ≥ 0 (0: a job runs inline at its submission); read by the
+    /// constructor; default 1.
+    int workers = 1;
+    /// Internal steps from an impact to its fragments replacing the body, ≥ 0; read by the constructor;
+    /// default 1.
+    int latencySteps = 1;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
     std::function<void(const std::string&)> log;
 };
@@ -115,8 +125,9 @@ struct FractureEvent
     ObjectId object = 0;                                        ///< the object that broke
     FragmentId parent = std::numeric_limits<FragmentId>::max(); ///< the fragment that broke
     std::vector<FragmentId> fragments;                          ///< its new fragments with a body
-    double fractureMs = 0;                                      ///< pipeline time, ms
+    double fractureMs = 0;                                      ///< pipeline time (on a worker), ms
     double updateMs = 0;                               ///< ObjectState update and body replacement, ms
+    int latencySteps = 0;                              ///< internal steps from the impact to the fragments
     std::shared_ptr<const FractureEventStats> details; ///< in-tree diagnostics (not installed)
 };
 
@@ -132,6 +143,15 @@ struct FractureStepStats
     int failedEvents = 0;    ///< evaluations that failed (the body stayed whole)
     int bodylessFragments = 0; ///< new fragments without a body (no enclosed volume or no sphere-tree point)
     std::string lastError;     ///< the message of the last failure above ("" if none)
+    double mainThreadMs =
+        0; ///< all of onInternalTick on the simulation thread (impacts, submission, waits, updates)
+    double waitMs =
+        0;            ///< part of mainThreadMs spent on jobs not done by their step (waiting or running them)
+    double jobMs = 0; ///< pipeline time of the jobs completed this step, wherever they ran
+    int jobsSubmitted = 0; ///< impacts handed to the pipeline this step
+    int jobsCompleted = 0; ///< jobs whose result was taken this step (broken, whole or failed)
+    int jobsWaited = 0;    ///< of those, not done by their step: the simulation thread waited or ran them
+    int pendingJobs = 0;   ///< jobs submitted and not yet completed after the step
 };
 
 /// See the file comment. Neither copyable nor movable: the world's callback points to it.
@@ -149,7 +169,8 @@ public:
     /// prepares its deformation model now, not at the first impact. Throws shatter::Error for bad input.
     ObjectId addObject(std::shared_ptr<const Asset> asset, const Material& material,
                        const Eigen::Isometry3d& placement, const ObjectSettings& settings = {});
-    /// Removes the object's bodies from the world and forgets it.
+    /// Removes the object's bodies from the world and forgets it; its pending job is cancelled (waited
+    /// for if a worker is running it).
     void removeObject(ObjectId object);
     /// Removes every object.
     void clear();
@@ -168,7 +189,9 @@ public:
     bool lookup(const btCollisionObject* body, ObjectId& object, FragmentId& fragment) const;
 
     /// Breaks `fragment` of `object` now with world-frame impulses at world points (a scripted blow),
-    /// bypassing contact collection. Returns the event if it broke; throws shatter::Error for bad input.
+    /// bypassing contact collection; synchronous. Returns the event if it broke; throws shatter::Error for
+    /// bad input. A pending job of the object is completed first (its event is appended to
+    /// lastStepEvents()); if it broke `fragment`, the blow returns std::nullopt.
     std::optional<FractureEvent> breakWithImpulses(ObjectId object, FragmentId fragment,
                                                    std::span<const Eigen::Vector3d> points,
                                                    std::span<const Eigen::Vector3d> impulses, Real timeStep);
@@ -181,8 +204,8 @@ public:
     std::size_t totalEvents() const;
     const FractureStepStats& lastStepStats() const;
 
-    /// The settings, editable between steps (enabled, minImpulse, the gate, seed, log); deformation and
-    /// metric are read by the constructor.
+    /// The settings, editable between steps (enabled, minImpulse, the gate, seed, log); deformation,
+    /// metric, workers and latencySteps are read by the constructor.
     FractureSystemSettings& settings();
 
 private:

@@ -33,7 +33,9 @@ struct RunSettings
     ContactMode contacts = ContactMode::Adaptive;                ///< adaptive|full|fixed8
     RestructureMethod restructure = RestructureMethod::Tvcg2013; ///< 2013|2012|rebuild
     std::uint64_t seed = 1;
-    bool fracture = true; ///< false: nothing breaks
+    bool fracture = true;  ///< false: nothing breaks
+    int workers = -1;      ///< FractureSystemSettings::workers; −1: the scene's ("fracture" block)
+    int latencySteps = -1; ///< FractureSystemSettings::latencySteps; −1: the scene's
     /// Where built assets are cached (empty: $SHATTER_ASSET_CACHE, else the build tree's scene_assets/).
     std::filesystem::path assetCacheDir;
     /// Reports asset builds (the first run of a mesh takes seconds); may be empty.
@@ -69,8 +71,13 @@ struct StepStats
     int bodylessFragments = 0;   ///< new fragments that could not become bodies this step
     int fractureEvaluations = 0; ///< impacts run through the fracture criterion (broken or not)
     double maxImpactEnergy = 0;  ///< largest E_D(N = 1) of those runs: compare with the material's γ
-    double maxPenetration = 0;   ///< m, deepest contact this step
-    double lowestBodyY = 0;      ///< m, lowest body origin this step (fall-through check)
+    double fractureMainMs =
+        0; ///< all fracture work on the simulation thread (FractureStepStats::mainThreadMs)
+    double fractureJobMs = 0;     ///< pipeline time of the fracture jobs completed this step (on the workers)
+    double fractureWaitMs = 0;    ///< part of fractureMainMs spent on jobs not done by their step
+    int fractureLatencySteps = 0; ///< largest latency of the events this step (internal steps)
+    double maxPenetration = 0;    ///< m, deepest contact this step
+    double lowestBodyY = 0;       ///< m, lowest body origin this step (fall-through check)
 };
 
 /// Averages and maxima over a run, plus the final-state hash (shatter_run --json).

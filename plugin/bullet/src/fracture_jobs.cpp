@@ -1,0 +1,138 @@
+// FractureJobRunner (fracture_jobs.h): oneTBB workers for the fracture pipeline.
+//
+// The arena has `workers` slots (at most TBB's pool of worker threads: hardware threads − 1 unless the
+// program raises it with tbb::global_control before the system is made), none reserved for the
+// simulation thread, and jobs are enqueued into it (task_arena::enqueue of a task_group::defer handle),
+// so submission never blocks and never makes the simulation thread run someone else's job. Each job is
+// claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread
+// needs before any worker took it runs there instead, and a cancelled one is skipped by the worker that
+// dequeues it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as
+// the job is Done.
+#include "fracture_jobs.h"
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+namespace shatter::fracture
+{
+
+struct FractureJobRunner::Pool
+{
+    // At most the pool's worker threads (max_allowed_parallelism − 1 when the arena is made): asking for
+    // more gets no more threads, only TBB's warning on stderr.
+    explicit Pool(int workers)
+        : arena(std::max(1, std::min(workers, int(tbb::global_control::active_value(
+                                                  tbb::global_control::max_allowed_parallelism)) -
+                                                  1)),
+                0)
+    {
+    }
+    tbb::task_arena arena;
+    tbb::task_group group;
+};
+
+namespace
+{
+
+// Marks a claimed job Done and wakes a thread waiting in finish() or cancel().
+void publish(FractureJob& job) noexcept
+{
+    job.status.store(FractureJob::Done, std::memory_order_release);
+    job.status.notify_all();
+}
+
+bool claim(FractureJob& job, int& seen) noexcept
+{
+    seen = FractureJob::Queued;
+    return job.status.compare_exchange_strong(seen, FractureJob::Running, std::memory_order_acq_rel);
+}
+
+void waitUntilDone(FractureJob& job) noexcept
+{
+    for (int s = job.status.load(std::memory_order_acquire); s == FractureJob::Running;
+         s = job.status.load(std::memory_order_acquire))
+        job.status.wait(s, std::memory_order_acquire);
+}
+
+} // namespace
+
+FractureJobRunner::FractureJobRunner(int workers) : workerCount(workers)
+{
+    if (workers > 0)
+        pool = std::make_unique<Pool>(workers);
+}
+
+FractureJobRunner::~FractureJobRunner()
+{
+    if (pool)
+        pool->arena.execute([this] { pool->group.wait(); });
+}
+
+void FractureJobRunner::run(FractureJob& job) noexcept
+{
+    const auto start = std::chrono::steady_clock::now();
+    try
+    {
+        job.result = job.pipeline->fracture(*job.state, job.fragment, *job.material, job.forces, job.seed,
+                                            job.stats.get());
+    }
+    catch (...)
+    {
+        job.result.reset();
+        job.error = std::current_exception();
+    }
+    job.jobMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void FractureJobRunner::submit(const std::shared_ptr<FractureJob>& job)
+{
+    if (!pool)
+    {
+        int seen = 0;
+        if (claim(*job, seen))
+        {
+            run(*job);
+            publish(*job);
+        }
+        return;
+    }
+    pool->arena.enqueue(pool->group.defer(
+        [job]
+        {
+            int seen = 0;
+            if (!claim(*job, seen))
+                return; // run by the simulation thread already, or cancelled
+            run(*job);
+            publish(*job);
+        }));
+}
+
+JobWait FractureJobRunner::finish(FractureJob& job)
+{
+    int seen = 0;
+    if (claim(job, seen))
+    {
+        run(job);
+        publish(job);
+        return JobWait::RanHere;
+    }
+    if (seen == FractureJob::Done)
+        return JobWait::Ready;
+    waitUntilDone(job);
+    return JobWait::Waited;
+}
+
+void FractureJobRunner::cancel(FractureJob& job)
+{
+    int seen = FractureJob::Queued;
+    if (job.status.compare_exchange_strong(seen, FractureJob::Cancelled, std::memory_order_acq_rel))
+        return;
+    waitUntilDone(job);
+}
+
+} // namespace shatter::fracture

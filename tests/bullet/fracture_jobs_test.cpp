@@ -1,0 +1,381 @@
+// FractureSystem's fracture jobs (FractureSystemSettings::workers, latencySteps) in a real Bullet world:
+//  - the same drop gives bitwise the same bodies with 0, 1, 2 and 4 workers (results never depend on
+//    timing);
+//  - fragments replace the body exactly latencySteps internal steps after the impact step; meanwhile the
+//    body simulates whole and takes no new job; each fragment starts where the parent's material is at
+//    replacement (its current pose, not the pose of the impact) with the parent's v + ω × r;
+//  - a job whose pipeline throws is a failed event at its due step, not an exception;
+//  - removeObject, clear and the destructor with a pending job, and breakWithImpulses completing one;
+//  - bad settings throw.
+#include "bullet_world.h"
+
+#include "fracture_system_internal.h"
+#include "shatter/error.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+namespace shatter::test
+{
+namespace
+{
+
+using namespace shatter::fracture;
+
+constexpr Real kDt = 1.0 / 120;
+
+Vec3 toVec(const btVector3& v)
+{
+    return Vec3(Real(v.x()), Real(v.y()), Real(v.z()));
+}
+
+std::uint64_t hashBodies(const std::vector<btRigidBody*>& bodies)
+{
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&](const void* data, std::size_t size)
+    {
+        for (std::size_t i = 0; i < size; ++i)
+            h = (h ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
+    };
+    for (const btRigidBody* b : bodies)
+    {
+        const btTransform& t = b->getWorldTransform();
+        const btScalar values[18] = {
+            t.getOrigin().x(),           t.getOrigin().y(),           t.getOrigin().z(),
+            t.getBasis()[0].x(),         t.getBasis()[0].y(),         t.getBasis()[0].z(),
+            t.getBasis()[1].x(),         t.getBasis()[1].y(),         t.getBasis()[1].z(),
+            t.getBasis()[2].x(),         t.getBasis()[2].y(),         t.getBasis()[2].z(),
+            b->getLinearVelocity().x(),  b->getLinearVelocity().y(),  b->getLinearVelocity().z(),
+            b->getAngularVelocity().x(), b->getAngularVelocity().y(), b->getAngularVelocity().z()};
+        mix(values, sizeof(values));
+    }
+    return h;
+}
+
+// A plate falling from `height` and sliding sideways at 3 m/s, 5 mm above the floor: it hits the floor
+// in the first steps and keeps moving during the latency.
+ObjectId addFallingPlate(FractureSystem& system, Real height)
+{
+    ObjectSettings options;
+    options.linearVelocity = Vec3(3, -std::sqrt(2 * 9.81 * height), 0);
+    const Eigen::Matrix3d tilt = Eigen::AngleAxisd(0.15, Vec3(0.6, 0, 0.8)).toRotationMatrix();
+    const auto asset = bulletAsset("plate.obj");
+    Real lowest = 1e9;
+    for (const Vec3& v : asset->surface.vertices)
+        lowest = std::min(lowest, (tilt * v).y());
+    return system.addObject(asset, glass(), placement(Vec3(0, 0.005 - lowest, 0), tilt), options);
+}
+
+struct DropResult
+{
+    std::uint64_t hash = 0;
+    int events = 0;
+    int submitted = 0;
+};
+
+DropResult drop(int workers, int latency)
+{
+    BulletWorld world;
+    world.addGroundPlane(0);
+    FractureSystemSettings settings;
+    settings.workers = workers;
+    settings.latencySteps = latency;
+    FractureSystem system(world.world(), world.collision(), settings);
+    const ObjectId plate = addFallingPlate(system, 2.0);
+    DropResult r;
+    for (int step = 0; step < 50; ++step)
+    {
+        world.step(kDt);
+        r.events += int(system.lastStepEvents().size());
+        r.submitted += system.lastStepStats().jobsSubmitted;
+        EXPECT_EQ(system.lastStepStats().failedEvents, 0) << system.lastStepStats().lastError;
+    }
+    r.hash = hashBodies(system.bodies(plate));
+    return r;
+}
+
+TEST(FractureJobs, SameSimulationWithAnyNumberOfWorkers)
+{
+    for (int latency : {0, 2})
+    {
+        const DropResult inline0 = drop(0, latency);
+        EXPECT_GT(inline0.events, 0) << "latency " << latency;
+        EXPECT_GT(inline0.submitted, inline0.events) << "some evaluations must hold, too";
+        for (int workers : {1, 2, 4})
+        {
+            const DropResult r = drop(workers, latency);
+            EXPECT_EQ(r.hash, inline0.hash) << workers << " workers, latency " << latency;
+            EXPECT_EQ(r.events, inline0.events) << workers << " workers, latency " << latency;
+            EXPECT_EQ(r.submitted, inline0.submitted) << workers << " workers, latency " << latency;
+        }
+    }
+}
+
+// The kinematics of every body of the system just before onInternalTick: what the fragments must take
+// over at replacement.
+struct Kinematics
+{
+    Eigen::Isometry3d transform = Eigen::Isometry3d::Identity();
+    Vec3 centre = Vec3::Zero(), linear = Vec3::Zero(), angular = Vec3::Zero();
+};
+
+struct Recorder
+{
+    FractureSystem* system = nullptr;
+    ObjectId object = 0;
+    std::map<FragmentId, Kinematics> beforeTick;
+
+    static void tick(btDynamicsWorld* world, btScalar timeStep)
+    {
+        Recorder& r = *static_cast<Recorder*>(world->getWorldUserInfo());
+        r.beforeTick.clear();
+        for (btRigidBody* b : r.system->bodies(r.object))
+        {
+            ObjectId o = 0;
+            FragmentId f = kNoFragment;
+            r.system->lookup(b, o, f);
+            Kinematics k;
+            k.transform.matrix() = Eigen::Matrix4d::Identity();
+            btScalar m[16];
+            b->getWorldTransform().getOpenGLMatrix(m);
+            for (int i = 0; i < 16; ++i)
+                k.transform.matrix()(i % 4, i / 4) = Real(m[i]);
+            k.centre = toVec(b->getCenterOfMassPosition());
+            k.linear = toVec(b->getLinearVelocity());
+            k.angular = toVec(b->getAngularVelocity());
+            r.beforeTick[f] = k;
+        }
+        r.system->onInternalTick(timeStep);
+    }
+};
+
+TEST(FractureJobs, FragmentsAppearLatencyStepsLaterWhereTheParentIsNow)
+{
+    const int latency = 3;
+    BulletWorld world;
+    world.addGroundPlane(0);
+    FractureSystemSettings settings;
+    settings.workers = 1;
+    settings.latencySteps = latency;
+    settings.installCallback = false;
+    FractureSystem system(world.world(), world.collision(), settings);
+    Recorder recorder{&system, addFallingPlate(system, 2.0), {}};
+    world.world().setInternalTickCallback(&Recorder::tick, &recorder, false);
+
+    std::vector<int> submitted, pending;                   // per step
+    std::vector<std::map<FragmentId, Kinematics>> history; // per step: bodies just before the tick
+    int events = 0;
+    double checkedTravel = 0;
+    for (int step = 0; step < 60; ++step)
+    {
+        // O of every live fragment before the step (a parent's body is gone after it breaks).
+        std::map<FragmentId, Eigen::Isometry3d> offsets;
+        for (FragmentId f : system.state(recorder.object).liveFragments())
+            offsets[f] = system.materialToBody(recorder.object, f);
+        world.step(kDt);
+        const FractureStepStats& stats = system.lastStepStats();
+        submitted.push_back(stats.jobsSubmitted);
+        pending.push_back(stats.pendingJobs);
+        history.push_back(recorder.beforeTick);
+        EXPECT_EQ(stats.failedEvents, 0) << stats.lastError;
+        EXPECT_LE(stats.pendingJobs, 1) << "one object has at most one pending job";
+        // A job completes exactly `latency` steps after its impact step, and none is submitted for the
+        // object in between (its impacts are not evaluated while the job is pending).
+        EXPECT_EQ(stats.jobsCompleted, step >= latency ? submitted[std::size_t(step - latency)] : 0)
+            << "step " << step;
+        for (int s = 1; s < latency && step - s >= 0; ++s)
+        {
+            if (submitted[std::size_t(step - s)] > 0)
+            {
+                EXPECT_EQ(stats.jobsSubmitted, 0) << "step " << step << ": a job while one was pending";
+            }
+        }
+
+        for (const FractureEvent& e : system.lastStepEvents())
+        {
+            ++events;
+            EXPECT_EQ(e.latencySteps, latency);
+            ASSERT_GE(step, latency);
+            ASSERT_TRUE(recorder.beforeTick.contains(e.parent));
+            const Kinematics& now = recorder.beforeTick.at(e.parent);
+            const auto then = history[std::size_t(step - latency)].find(e.parent);
+            ASSERT_NE(then, history[std::size_t(step - latency)].end());
+            const Vec3 impactCentre = then->second.centre;
+            const Real travel = (now.centre - impactCentre).norm();
+            const Eigen::Isometry3d parentO = offsets.at(e.parent);
+            for (FragmentId f : e.fragments)
+            {
+                const btRigidBody* body = nullptr;
+                for (btRigidBody* b : system.bodies(recorder.object))
+                {
+                    ObjectId o = 0;
+                    FragmentId g = kNoFragment;
+                    if (system.lookup(b, o, g) && g == f)
+                        body = b;
+                }
+                ASSERT_NE(body, nullptr);
+                const Vec3 centre = toVec(body->getCenterOfMassPosition());
+                // The fragment's centre of mass in the material frame, placed with the parent's pose now.
+                const Vec3 material = system.materialToBody(recorder.object, f).inverse().translation();
+                const Vec3 expected = now.transform * (parentO * material);
+                EXPECT_LT((centre - expected).norm(), 1e-5) << "fragment " << f;
+                // No jump beyond the parent's travel since the impact plus the fragment's offset.
+                EXPECT_LE((centre - impactCentre).norm(), travel + (centre - now.centre).norm() + 1e-9);
+                // v + ω × r with the parent's velocities now.
+                const Vec3 v = now.linear + now.angular.cross(centre - now.centre);
+                EXPECT_LT((toVec(body->getLinearVelocity()) - v).norm(), 1e-6) << "fragment " << f;
+                EXPECT_LT((toVec(body->getAngularVelocity()) - now.angular).norm(), 1e-6);
+                // The pose of the impact step would put it elsewhere: the test can tell the two apart.
+                const Vec3 stale = then->second.transform * (parentO * material);
+                checkedTravel = std::max(checkedTravel, (stale - expected).norm());
+            }
+        }
+    }
+    EXPECT_GT(events, 0);
+    EXPECT_GT(checkedTravel, 1e-3) << "the parent did not move during the latency: the test proves little";
+}
+
+TEST(FractureJobs, AFailingJobIsReportedAtItsStepNotThrown)
+{
+    BulletWorld world;
+    world.addGroundPlane(0);
+    std::vector<std::string> logged;
+    FractureSystemSettings settings;
+    settings.workers = 1;
+    settings.latencySteps = 2;
+    settings.log = [&](const std::string& message)
+    {
+        logged.push_back(message);
+    };
+    FractureSystem system(world.world(), world.collision(), settings);
+    const ObjectId plate = addFallingPlate(system, 4.0);
+    // Corrupt the material behind addObject's check (only in-tree code can): every job now throws
+    // shatter::Error on the worker.
+    const_cast<Material&>(system.material(plate)).youngsModulus = -1;
+    std::vector<int> submitted;
+    int failed = 0;
+    for (int step = 0; step < 30; ++step)
+    {
+        ASSERT_NO_THROW(world.step(kDt));
+        const FractureStepStats& stats = system.lastStepStats();
+        submitted.push_back(stats.jobsSubmitted);
+        failed += stats.failedEvents;
+        EXPECT_EQ(stats.failedEvents, step >= 2 ? submitted[std::size_t(step - 2)] : 0) << "step " << step;
+        if (stats.failedEvents > 0)
+        {
+            EXPECT_FALSE(stats.lastError.empty());
+        }
+    }
+    EXPECT_GT(failed, 0);
+    EXPECT_EQ(system.totalEvents(), 0u);
+    EXPECT_EQ(system.bodies(plate).size(), 1u) << "a failed event leaves the body whole";
+    EXPECT_EQ(int(logged.size()), failed);
+    ASSERT_FALSE(logged.empty());
+    EXPECT_NE(logged.back().find("oung"), std::string::npos) << logged.back();
+}
+
+// Steps until the system has a pending job (at most 20 steps); false if none came.
+bool stepUntilPending(BulletWorld& world, FractureSystem& system)
+{
+    for (int step = 0; step < 20; ++step)
+    {
+        world.step(kDt);
+        if (system.lastStepStats().pendingJobs > 0)
+            return true;
+    }
+    return false;
+}
+
+TEST(FractureJobs, RemovingOrDestroyingWithAPendingJobIsSafe)
+{
+    for (int workers : {0, 1, 2})
+    {
+        BulletWorld world;
+        world.addGroundPlane(0);
+        FractureSystemSettings settings;
+        settings.workers = workers;
+        settings.latencySteps = 50; // still pending when removed
+        {
+            FractureSystem system(world.world(), world.collision(), settings);
+            const ObjectId plate = addFallingPlate(system, 4.0);
+            const ObjectId other = addFallingPlate(system, 4.0);
+            ASSERT_TRUE(stepUntilPending(world, system)) << workers << " workers";
+            system.removeObject(plate); // its job is cancelled or waited for
+            EXPECT_EQ(system.objects().size(), 1u);
+            EXPECT_THROW(system.state(plate), Error);
+            for (int step = 0; step < 5; ++step)
+            {
+                world.step(kDt);
+                EXPECT_EQ(system.lastStepStats().failedEvents, 0);
+            }
+            EXPECT_LE(system.lastStepStats().pendingJobs, 1) << "only the other plate's job can be pending";
+            system.clear();
+            EXPECT_TRUE(system.objects().empty());
+            world.step(kDt);
+            EXPECT_EQ(system.lastStepStats().pendingJobs, 0);
+            EXPECT_EQ(system.lastStepStats().jobsCompleted, 0);
+            (void)other;
+        }
+        {
+            FractureSystem system(world.world(), world.collision(), settings);
+            addFallingPlate(system, 4.0);
+            ASSERT_TRUE(stepUntilPending(world, system));
+        } // destroyed with its job pending (queued or running)
+        EXPECT_EQ(world.world().getNumCollisionObjects(), 1) << "only the ground is left";
+    }
+}
+
+TEST(FractureJobs, BreakWithImpulsesCompletesThePendingJobFirst)
+{
+    BulletWorld world;
+    world.addGroundPlane(0);
+    FractureSystemSettings settings;
+    settings.workers = 1;
+    settings.latencySteps = 30;
+    FractureSystem system(world.world(), world.collision(), settings);
+    const ObjectId plate = addFallingPlate(system, 4.0);
+    // Step until a pending job that breaks the plate (a 4 m drop does; a light first touch may hold).
+    bool broke = false;
+    for (int attempt = 0; attempt < 40 && !broke; ++attempt)
+    {
+        world.step(kDt);
+        if (system.lastStepStats().pendingJobs == 0)
+            continue;
+        const Vec3 point = toVec(system.bodies(plate).front()->getCenterOfMassPosition());
+        const Vec3 impulse(0, -1e-6, 0); // far too weak to break anything itself
+        const std::size_t before = system.totalEvents();
+        const std::optional<FractureEvent> event =
+            system.breakWithImpulses(plate, 0, {&point, 1}, {&impulse, 1}, kDt);
+        if (system.totalEvents() == before)
+        {
+            // The job held and the small blow did not break it either.
+            EXPECT_FALSE(event.has_value());
+            continue;
+        }
+        broke = true;
+        // The job broke fragment 0: the blow finds no body and reports nothing of its own.
+        EXPECT_FALSE(event.has_value());
+        ASSERT_EQ(system.lastStepEvents().size(), 1u);
+        EXPECT_EQ(system.lastStepEvents().front().parent, 0u);
+        EXPECT_LT(system.lastStepEvents().front().latencySteps, 30);
+        EXPECT_GT(system.bodies(plate).size(), 1u);
+    }
+    EXPECT_TRUE(broke);
+}
+
+TEST(FractureJobs, BadSettingsThrow)
+{
+    BulletWorld world;
+    FractureSystemSettings settings;
+    settings.workers = -1;
+    EXPECT_THROW(FractureSystem(world.world(), world.collision(), settings), Error);
+    settings.workers = 0;
+    settings.latencySteps = -1;
+    EXPECT_THROW(FractureSystem(world.world(), world.collision(), settings), Error);
+}
+
+} // namespace
+} // namespace shatter::test
