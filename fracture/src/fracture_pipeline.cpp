@@ -210,8 +210,10 @@ std::vector<Real> FracturePipeline::coordinatesFor(const ObjectState& state, con
     return std::move(coords.coords);
 }
 
-std::shared_ptr<const FracturePipeline::BoundEntry>
-FracturePipeline::boundFor(const ObjectState& state, FragmentId fragment, const Material& material)
+std::shared_ptr<const FracturePipeline::BoundEntry> FracturePipeline::boundFor(const ObjectState& state,
+                                                                               FragmentId fragment,
+                                                                               const Material& material,
+                                                                               bool build)
 {
     auto* modal = dynamic_cast<ModalDeformation*>(deformation.get());
     if (!modal)
@@ -235,6 +237,8 @@ FracturePipeline::boundFor(const ObjectState& state, FragmentId fragment, const 
             return bounds.front();
         }
     }
+    if (!build)
+        return nullptr;
     // Built without the lock (two threads may build the same entry once each; both are equal).
     auto entry = std::make_shared<BoundEntry>();
     entry->asset = asset;
@@ -271,7 +275,7 @@ FracturePipeline::boundFor(const ObjectState& state, FragmentId fragment, const 
 }
 
 bool FracturePipeline::mightBreak(const ObjectState& state, FragmentId fragment, const Material& material,
-                                  std::span<const ImpactForce> forces, Real* bound)
+                                  std::span<const ImpactForce> forces, Real* bound, bool build)
 {
     if (bound)
         *bound = std::numeric_limits<Real>::infinity();
@@ -280,7 +284,7 @@ bool FracturePipeline::mightBreak(const ObjectState& state, FragmentId fragment,
     checkMaterial(material, state.asset().tetMesh.tetCount());
     if (material.maxFragments < 2)
         return false; // planFracture never splits it
-    const std::shared_ptr<const BoundEntry> entry = boundFor(state, fragment, material);
+    const std::shared_ptr<const BoundEntry> entry = boundFor(state, fragment, material, build);
     if (!entry)
         return true;
     const Eigen::VectorXd load = modalLoad(*entry->basis, pipelineSettings.deformation.contactRadius, forces);

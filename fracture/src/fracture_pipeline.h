@@ -104,8 +104,10 @@ public:
     /// (the FEM model always answers true). Costs O(boundary nodes + k) per call once the fragment's
     /// bound data is built (on its first call, by prepare() or prepareFragments()). `bound` receives the
     /// bound (+∞ when there is none). Throws shatter::Error like fracture().
+    /// With `build` false the bound data is never computed here: a fragment without it answers true (a
+    /// simulation thread asks this way and leaves the building to the fracture job).
     bool mightBreak(const ObjectState& state, FragmentId fragment, const Material& material,
-                    std::span<const ImpactForce> forces, Real* bound = nullptr);
+                    std::span<const ImpactForce> forces, Real* bound = nullptr, bool build = true);
 
     /// Moves the expensive per-asset work (embedding, factorisation / modal basis of the whole object
     /// and the bound's data) off the first fracture event; reads it from the asset's precomputed
@@ -129,7 +131,7 @@ private:
     struct AssetEntry; // per asset: convexity, embeddings per warp
     struct BoundEntry; // per fragment (and ν, β, warp): its modal basis and bound data
     std::shared_ptr<const BoundEntry> boundFor(const ObjectState& state, FragmentId fragment,
-                                               const Material& material);
+                                               const Material& material, bool build = true);
     /// The metric coordinates of every asset node the CVD of `state` uses (step 3 of fracture()).
     std::vector<Real> coordinatesFor(const ObjectState& state, const Material& material, int* dimension,
                                      FractureMetric* metric);

@@ -57,6 +57,7 @@ const std::vector<Column>& columns()
         column("failed_events", &StepStats::failedEvents),
         column("bodyless_fragments", &StepStats::bodylessFragments),
         column("fracture_evaluations", &StepStats::fractureEvaluations),
+        column("bound_rejections", &StepStats::boundRejections),
         column("max_impact_energy", &StepStats::maxImpactEnergy),
         column("fracture_main_ms", &StepStats::fractureMainMs),
         column("fracture_job_ms", &StepStats::fractureJobMs),

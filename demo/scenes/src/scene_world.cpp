@@ -221,6 +221,7 @@ const StepStats& SceneWorld::step()
     stats.updateMs += f.updateMs;
     stats.fractureMs += std::max(0.0, s.tickMs - f.updateMs);
     stats.fractureEvaluations = f.evaluations;
+    stats.boundRejections = f.boundRejections;
     stats.maxImpactEnergy = double(f.maxWholeEnergy);
     stats.fractureMainMs += f.mainThreadMs;
     stats.fractureJobMs += f.jobMs;

@@ -258,9 +258,11 @@ std::shared_ptr<FractureJob> FractureSystem::Impl::makeJob(ObjectId id, Fragment
     return job;
 }
 
-// The one place where an impact of a step becomes a fracture job. A cheap test on this thread that
-// rules out a break (FracturePipeline::mightBreak) belongs here, before makeJob: an impact it rejects
-// returns false like a fragment that cannot break, and holds its impulse in the gate.
+// The one place where an impact of a step becomes a fracture job. First the cheap bound on this thread
+// (FracturePipeline::mightBreak, microseconds, never building data: a fragment without its bound data
+// goes to a job, which builds it): an impact it rules out returns false like a fragment that cannot
+// break and holds its impulse in the gate, exactly as a job that finds it whole — so the bound changes
+// what runs where, never the simulation.
 bool FractureSystem::Impl::submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse)
 {
     Object& o = objects.at(key.object);
@@ -268,6 +270,12 @@ bool FractureSystem::Impl::submit(BodyKey key, std::span<const ImpactForce> forc
     // The gate holds the evaluated impulse whatever the job finds: a fragment that breaks is never
     // evaluated again, one that holds waits for a larger load.
     o.heldImpulse[key.fragment] = impulse;
+    if (o.options.fracturable && o.state->alive(key.fragment) &&
+        !pipeline->mightBreak(*o.state, key.fragment, o.material, forces, nullptr, false))
+    {
+        ++stepStats.boundRejections;
+        return false;
+    }
     std::shared_ptr<FractureJob> job = makeJob(key.object, key.fragment, forces, impulse);
     if (!job)
         return false;

@@ -143,15 +143,16 @@ struct FractureStepStats
     int failedEvents = 0;    ///< evaluations that failed (the body stayed whole)
     int bodylessFragments = 0; ///< new fragments without a body (no enclosed volume or no sphere-tree point)
     std::string lastError;     ///< the message of the last failure above ("" if none)
-    double mainThreadMs =
-        0; ///< all of onInternalTick on the simulation thread (impacts, submission, waits, updates)
-    double waitMs =
-        0;            ///< part of mainThreadMs spent on jobs not done by their step (waiting or running them)
-    double jobMs = 0; ///< pipeline time of the jobs completed this step, wherever they ran
-    int jobsSubmitted = 0; ///< impacts handed to the pipeline this step
-    int jobsCompleted = 0; ///< jobs whose result was taken this step (broken, whole or failed)
-    int jobsWaited = 0;    ///< of those, not done by their step: the simulation thread waited or ran them
-    int pendingJobs = 0;   ///< jobs submitted and not yet completed after the step
+    /// All of onInternalTick on the simulation thread (impacts, submission, waits, updates), ms.
+    double mainThreadMs = 0;
+    /// Part of mainThreadMs spent on jobs not done by their step (waiting for or running them), ms.
+    double waitMs = 0;
+    double jobMs = 0;        ///< pipeline time of the jobs completed this step, wherever they ran
+    int boundRejections = 0; ///< impacts the cheap bound ruled out on this thread (no job, no solve)
+    int jobsSubmitted = 0;   ///< impacts handed to the pipeline this step
+    int jobsCompleted = 0;   ///< jobs whose result was taken this step (broken, whole or failed)
+    int jobsWaited = 0;      ///< of those, not done by their step: the simulation thread waited or ran them
+    int pendingJobs = 0;     ///< jobs submitted and not yet completed after the step
 };
 
 /// See the file comment. Neither copyable nor movable: the world's callback points to it.

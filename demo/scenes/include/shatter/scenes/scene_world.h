@@ -70,6 +70,7 @@ struct StepStats
     int failedEvents = 0;        ///< fracture pipeline failures this step (the body stayed whole)
     int bodylessFragments = 0;   ///< new fragments that could not become bodies this step
     int fractureEvaluations = 0; ///< impacts run through the fracture criterion (broken or not)
+    int boundRejections = 0;     ///< impacts the cheap bound ruled out before any job (not evaluated)
     double maxImpactEnergy = 0;  ///< largest E_D(N = 1) of those runs: compare with the material's γ
     double fractureMainMs =
         0; ///< all fracture work on the simulation thread (FractureStepStats::mainThreadMs)
