@@ -194,6 +194,7 @@ struct FractureSystem::Impl
 
     std::shared_ptr<FractureJob> makeJob(ObjectId id, FragmentId fragment,
                                          std::span<const ImpactForce> forces, Real impulse);
+    bool mightBreak(const Object& o, FragmentId fragment, std::span<const ImpactForce> forces) noexcept;
     bool submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse);
     void takePending(const FractureJob& job);
     std::optional<FractureEvent> complete(FractureJob& job, bool insideStep);
@@ -258,6 +259,21 @@ std::shared_ptr<FractureJob> FractureSystem::Impl::makeJob(ObjectId id, Fragment
     return job;
 }
 
+// The bound on the simulation thread: true when it cannot rule the break out, also when it fails (the job
+// then meets the same error and reports it at its step, like any failed event).
+bool FractureSystem::Impl::mightBreak(const Object& o, FragmentId fragment,
+                                      std::span<const ImpactForce> forces) noexcept
+{
+    try
+    {
+        return pipeline->mightBreak(*o.state, fragment, o.material, forces, nullptr, false);
+    }
+    catch (...)
+    {
+        return true;
+    }
+}
+
 // The one place where an impact of a step becomes a fracture job. First the cheap bound on this thread
 // (FracturePipeline::mightBreak, microseconds, never building data: a fragment without its bound data
 // goes to a job, which builds it): an impact it rules out returns false like a fragment that cannot
@@ -270,8 +286,7 @@ bool FractureSystem::Impl::submit(BodyKey key, std::span<const ImpactForce> forc
     // The gate holds the evaluated impulse whatever the job finds: a fragment that breaks is never
     // evaluated again, one that holds waits for a larger load.
     o.heldImpulse[key.fragment] = impulse;
-    if (o.options.fracturable && o.state->alive(key.fragment) &&
-        !pipeline->mightBreak(*o.state, key.fragment, o.material, forces, nullptr, false))
+    if (o.options.fracturable && o.state->alive(key.fragment) && !mightBreak(o, key.fragment, forces))
     {
         ++stepStats.boundRejections;
         return false;
