@@ -27,34 +27,6 @@ using namespace shatter::fracture;
 
 constexpr Real kDt = 1.0 / 120;
 
-Vec3 toVec(const btVector3& v)
-{
-    return Vec3(Real(v.x()), Real(v.y()), Real(v.z()));
-}
-
-std::uint64_t hashBodies(const std::vector<btRigidBody*>& bodies)
-{
-    std::uint64_t h = 1469598103934665603ull;
-    auto mix = [&](const void* data, std::size_t size)
-    {
-        for (std::size_t i = 0; i < size; ++i)
-            h = (h ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
-    };
-    for (const btRigidBody* b : bodies)
-    {
-        const btTransform& t = b->getWorldTransform();
-        const btScalar values[18] = {
-            t.getOrigin().x(),           t.getOrigin().y(),           t.getOrigin().z(),
-            t.getBasis()[0].x(),         t.getBasis()[0].y(),         t.getBasis()[0].z(),
-            t.getBasis()[1].x(),         t.getBasis()[1].y(),         t.getBasis()[1].z(),
-            t.getBasis()[2].x(),         t.getBasis()[2].y(),         t.getBasis()[2].z(),
-            b->getLinearVelocity().x(),  b->getLinearVelocity().y(),  b->getLinearVelocity().z(),
-            b->getAngularVelocity().x(), b->getAngularVelocity().y(), b->getAngularVelocity().z()};
-        mix(values, sizeof(values));
-    }
-    return h;
-}
-
 // A plate falling from `height` and sliding sideways at 3 m/s, 5 mm above the floor: it hits the floor
 // in the first steps and keeps moving during the latency.
 ObjectId addFallingPlate(FractureSystem& system, Real height)

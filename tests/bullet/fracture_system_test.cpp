@@ -35,11 +35,6 @@ using namespace shatter::fracture;
 
 constexpr Real kDt = 1.0 / 120;
 
-Vec3 toVec(const btVector3& v)
-{
-    return Vec3(Real(v.x()), Real(v.y()), Real(v.z()));
-}
-
 struct Drop
 {
     int fragments = 0;      ///< live bodies 0.5 s after the impact
@@ -50,27 +45,6 @@ struct Drop
     std::vector<Real> far;  ///< volumes of the others
     std::uint64_t hash = 0; ///< FNV-1a of every body's transform and velocities at the end
 };
-
-std::uint64_t hashBodies(const std::vector<btRigidBody*>& bodies)
-{
-    std::uint64_t h = 1469598103934665603ull;
-    auto mix = [&](const void* data, std::size_t size)
-    {
-        for (std::size_t i = 0; i < size; ++i)
-            h = (h ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
-    };
-    for (const btRigidBody* b : bodies)
-    {
-        btTransformFloatData t;
-        std::memset(&t, 0, sizeof(t));
-        b->getWorldTransform().serializeFloat(t);
-        mix(&t, sizeof(t));
-        const btVector3 v = b->getLinearVelocity(), w = b->getAngularVelocity();
-        const btScalar values[6] = {v.x(), v.y(), v.z(), w.x(), w.y(), w.z()};
-        mix(values, sizeof(values));
-    }
-    return h;
-}
 
 // The plate tilted by 5-15° about a random horizontal axis, its lowest point 5 mm above the floor and
 // falling at √(2 g h): a drop from h without simulating the fall.

@@ -16,6 +16,7 @@
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorldMt.h>
 #include <btBulletDynamicsCommon.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ std::shared_ptr<ObjectState> freshState(const std::string& file);
 /// A rotation about the y axis by `degrees`, then a translation.
 Eigen::Isometry3d placement(const Vec3& translation,
                             const Eigen::Matrix3d& rotation = Eigen::Matrix3d::Identity());
+
+/// A Bullet vector as a Vec3.
+Vec3 toVec(const btVector3& v);
+
+/// FNV-1a of every body's transform and velocities, in the given order: equal states, equal hashes.
+std::uint64_t hashBodies(const std::vector<btRigidBody*>& bodies);
 
 struct WorldSettings
 {
