@@ -268,9 +268,17 @@ std::shared_ptr<const FracturePipeline::BoundEntry> FracturePipeline::boundFor(c
     const std::lock_guard<std::mutex> lock(boundMutex);
     bounds.push_front(entry);
     // Room for every fragment a few events produce; each entry shares its basis with the model's cache.
+    // Whole objects' entries are never evicted: built by prepare() when an object is added, their
+    // presence is then a function of the simulation's history, not of which thread built what first,
+    // which is what lets a simulation thread ask mightBreak(build = false) deterministically.
     const std::size_t capacity = 8 * pipelineSettings.deformation.cacheCapacity;
-    while (bounds.size() > capacity)
-        bounds.pop_back();
+    auto oldest = bounds.end();
+    while (bounds.size() > capacity && oldest != bounds.begin())
+    {
+        --oldest;
+        if ((*oldest)->meshKey)
+            oldest = bounds.erase(oldest);
+    }
     return entry;
 }
 

@@ -274,11 +274,12 @@ bool FractureSystem::Impl::mightBreak(const Object& o, FragmentId fragment,
     }
 }
 
-// The one place where an impact of a step becomes a fracture job. First the cheap bound on this thread
-// (FracturePipeline::mightBreak, microseconds, never building data: a fragment without its bound data
-// goes to a job, which builds it): an impact it rules out returns false like a fragment that cannot
-// break and holds its impulse in the gate, exactly as a job that finds it whole — so the bound changes
-// what runs where, never the simulation.
+// The one place where an impact of a step becomes a fracture job. First, for an unbroken object, the
+// cheap bound on this thread (FracturePipeline::mightBreak, microseconds): an impact it rules out
+// returns false like a fragment that cannot break and holds its impulse in the gate. Only unbroken
+// objects: their bound data is built when the object is added and never evicted, so whether the bound
+// runs here never depends on what a worker built or evicted first. A fragment's impact goes to a job,
+// whose pipeline asks the same bound first (and builds the fragment's data there, off this thread).
 bool FractureSystem::Impl::submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse)
 {
     Object& o = objects.at(key.object);
@@ -286,7 +287,7 @@ bool FractureSystem::Impl::submit(BodyKey key, std::span<const ImpactForce> forc
     // The gate holds the evaluated impulse whatever the job finds: a fragment that breaks is never
     // evaluated again, one that holds waits for a larger load.
     o.heldImpulse[key.fragment] = impulse;
-    if (o.options.fracturable && o.state->alive(key.fragment) && !mightBreak(o, key.fragment, forces))
+    if (o.options.fracturable && o.state->fragmentCount() == 1 && !mightBreak(o, key.fragment, forces))
     {
         ++stepStats.boundRejections;
         return false;
