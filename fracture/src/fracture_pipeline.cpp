@@ -315,12 +315,14 @@ void FracturePipeline::prepare(const ObjectState& state, const Material& materia
 }
 
 void FracturePipeline::prepareFragments(const ObjectState& state, std::span<const FragmentId> fragments,
-                                        const Material& material)
+                                        const Material& material, const std::atomic<bool>* stop)
 {
     const Asset& asset = state.asset();
     checkMaterial(material, asset.tetMesh.tetCount());
     for (FragmentId f : fragments)
     {
+        if (stop && stop->load(std::memory_order_relaxed))
+            return;
         if (!state.alive(f))
             continue;
         if (deformation->model() == DeformationModel::Modal && boundFor(state, f, material))

@@ -15,6 +15,7 @@
 #include "strain_energy.h"
 #include "tessellation.h"
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -117,8 +118,9 @@ public:
     /// The same for new fragments (e.g. FractureResult::fragments, right after apply()): each live one
     /// gets its modal basis and bound data (FEM: its factorisation), so that its first hit pays only the
     /// solve. Dead or unknown ids are skipped. May run on another thread than fracture().
+    /// `stop`, when given, is read between fragments: set, the remaining ones are skipped.
     void prepareFragments(const ObjectState& state, std::span<const FragmentId> fragments,
-                          const Material& material);
+                          const Material& material, const std::atomic<bool>* stop = nullptr);
 
     /// The metric the pipeline uses for `asset` (Euclidean or Interior; resolves Auto, computing the
     /// asset's convex hull once).

@@ -78,8 +78,11 @@ void FractureJobRunner::run(FractureJob& job) noexcept
     const auto start = std::chrono::steady_clock::now();
     try
     {
-        job.result = job.pipeline->fracture(*job.state, job.fragment, *job.material, job.forces, job.seed,
-                                            job.stats.get());
+        if (!job.prepare.empty())
+            job.pipeline->prepareFragments(*job.state, job.prepare, *job.material, &job.stop);
+        else
+            job.result = job.pipeline->fracture(*job.state, job.fragment, *job.material, job.forces, job.seed,
+                                                job.stats.get());
     }
     catch (...)
     {

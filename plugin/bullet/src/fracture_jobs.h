@@ -45,6 +45,10 @@ struct FractureJob
     const Material* material = nullptr; ///< the object's, alive while the job is pending
     FracturePipeline* pipeline = nullptr;
     std::vector<ImpactForce> forces; ///< material frame
+    /// Non-empty: a preparation, not an event — FracturePipeline::prepareFragments of these new fragments
+    /// (their modal bases and bound data) so that their first hit finds them; no outputs are read.
+    std::vector<FragmentId> prepare;
+    std::atomic<bool> stop{false}; ///< a preparation skips its remaining fragments once this is set
 
     // Outputs.
     std::optional<FractureResult> result;

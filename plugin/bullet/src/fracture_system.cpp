@@ -120,6 +120,7 @@ struct FractureSystem::Impl
         std::uint64_t runs = 0;                    // pipeline runs: the event index of the seed
         std::map<FragmentId, Real> heldImpulse;    // per fragment: see FractureSystemSettings::impulseGrowth
         std::shared_ptr<FractureJob> job;          // the pending job of one of its fragments, if any
+        std::shared_ptr<FractureJob> preparing;    // its last event's new fragments being prepared, if any
     };
 
     Impl(btDiscreteDynamicsWorld& w, CollisionRegistration& r, const FractureSystemSettings& s)
@@ -195,6 +196,16 @@ struct FractureSystem::Impl
     std::shared_ptr<FractureJob> makeJob(ObjectId id, FragmentId fragment,
                                          std::span<const ImpactForce> forces, Real impulse);
     bool mightBreak(const Object& o, FragmentId fragment, std::span<const ImpactForce> forces) noexcept;
+    // Ends the object's preparation: a queued one never runs, a running one stops after its current
+    // fragment (waited for). Afterwards nothing reads the object's state but this thread.
+    void stopPreparing(Object& o) noexcept
+    {
+        if (!o.preparing)
+            return;
+        o.preparing->stop.store(true, std::memory_order_relaxed);
+        jobs.cancel(*o.preparing);
+        o.preparing.reset();
+    }
     bool submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse);
     void takePending(const FractureJob& job);
     std::optional<FractureEvent> complete(FractureJob& job, bool insideStep);
@@ -357,6 +368,9 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     const btScalar linearDamping = pb.getLinearDamping(), angularDamping = pb.getAngularDamping();
     const bool keepAwake = pb.getActivationState() == DISABLE_DEACTIVATION;
 
+    // A preparation reads the state apply() changes: it stops (or is skipped) first. It only fills the
+    // pipeline's caches, whose contents never change a result, so where it stopped does not matter.
+    stopPreparing(o);
     o.state->apply(result);
     removeBody(o, fragment);
     for (FragmentId f : result.fragments)
@@ -390,6 +404,19 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         if (insideStep)
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
+    }
+    // The new fragments' modal bases and bound data, on a worker now rather than at each one's first hit
+    // (with workers = 0 there is no thread to hide it on: the first hit pays, inside its event).
+    if (jobs.workers() > 0 && !event.fragments.empty())
+    {
+        auto prepare = std::make_shared<FractureJob>();
+        prepare->object = id;
+        prepare->state = o.state;
+        prepare->material = &o.material;
+        prepare->pipeline = pipeline.get();
+        prepare->prepare = event.fragments;
+        o.preparing = prepare;
+        jobs.submit(prepare);
     }
     stats->updateMs = msSince(start);
     event.fractureMs = stats->totalMs;
@@ -504,6 +531,7 @@ void FractureSystem::removeObject(ObjectId object)
         impl->jobs.cancel(*job); // a queued job never runs, a running one is waited for
         impl->takePending(*job);
     }
+    impl->stopPreparing(o);
     while (!o.bodies.empty())
         impl->removeBody(o, o.bodies.begin()->first);
     impl->objects.erase(object);
