@@ -8,8 +8,8 @@
   (c) no comment or doc cites a file the repository does not hold: file-like tokens (extensions
       .md .h .cpp .py .sh .cmake .json .txt) in the comments of source files and in every *.md must
       name a tracked file, by path (from the repository root or the citing file's folder) or, for a
-      bare file name, by name. Citations of the design notes that never shipped (DESIGN.md, STYLE.md,
-      reference/, fracture_notes, seeds/) and of issue numbers or their acceptance items are always problems.
+      bare file name, by name. Citations of design notes that never shipped with the project (the
+      patterns in MISSING_NOTES below) and of issue numbers or their acceptance items are always problems.
 
 Prints one line per problem as `file:line: problem`, then a summary; exits 1 if there is a problem.
 Usage: check_tree.py [repository root]  (default: the folder above this script)

@@ -10,8 +10,8 @@
 //  - event_ms: the whole FracturePipeline::fracture call (FractureEventStats::totalMs: the stages
 //    above plus the closed-surface guard); event_without_plan_ms: event_ms − plan_ms + cvd_ms, the
 //    event once the degree search is replaced by a single CVD;
-//  - tvcg_ratio: event_ms / TVCG Table 3 "fracture max" of the asset (8 ms plate, 12.5 ms piggy
-//    bank; ≤ 1 meets it), tvcg_ratio_one_cvd the same for event_without_plan_ms; update_ratio:
+//  - tvcg_ratio: event_ms / TVCG Table 3 "fracture max" of the asset (≤ 1 meets it), tvcg_ratio_one_cvd the
+//  same for event_without_plan_ms; update_ratio:
 //    update_ms / TVCG "update max";
 //  - tess_* (tessellation inside): region_tets, cut_tets (whole tets with several pieces),
 //    fracture_vertices, triangles;

@@ -5,12 +5,11 @@
 //    1e2 γ): the bound is never below the E_D the full evaluation computes (0 false rejections), and it
 //    rejects at least 40 % of the impacts that do not break (most real impacts are far weaker than
 //    these: the bound rejects about 90 % of the plates scene's evaluations); the rejection rate and
-//    the bound's looseness (median bound / E_D) are printed. 1,000 impacts per asset (5,000 with SHATTER_LONG_TESTS=1), plus
-//    impacts on the fragments of one fracture of the plate;
+//    the bound's looseness (median bound / E_D) are printed. 1,000 impacts per asset (5,000 with
+//    SHATTER_LONG_TESTS=1), plus impacts on the fragments of one fracture of the plate;
 //  - fracture() stops at the bound (FractureEventStats::boundRejected) exactly when mightBreak says so;
 //  - addFracturePrecompute adds every section, hasFracturePrecompute sees them, and a pipeline reading
 //    them gives the same strain energies and bounds as one computing them.
-// The bound's cost is measured by tests/bench/bench_fracture_bound.cpp.
 #include "bullet_world.h"
 #include "test_env.h"
 
@@ -150,8 +149,7 @@ TEST(FractureBound, NeverRejectsAnImpactThatBreaksAndRejectsMostThatHold)
         EXPECT_GT(tally.breaking, count / 10) << what << ": the magnitudes do not span the threshold";
         EXPECT_GT(tally.holding, count / 10) << what;
         // E_D is log-uniform over 4 decades below γ for the impacts that hold, so a bound L times too
-        // large rejects a fraction (4 − log₁₀ L) / 4 of them: 40 % asks L ≲ 250 (measured: 37-107 for
-        // α = 2, about 3 for α = 1).
+        // large rejects a fraction (4 − log₁₀ L) / 4 of them: 40 % asks L ≲ 250.
         EXPECT_GT(tally.rejected, 0.4 * tally.holding) << what << ": the bound is too loose";
     }
 }

@@ -1,6 +1,6 @@
 #include "bullet_world.h"
-#include "test_assets.h"
 
+#include "test_assets.h"
 #include "test_paths.h"
 
 #include "shatter/error.h"
@@ -8,6 +8,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcherMt.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorldMt.h>
 #include <LinearMath/btThreads.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
@@ -317,6 +318,17 @@ std::uint64_t hashBodies(const std::vector<btRigidBody*>& bodies)
         mix(values, sizeof(values));
     }
     return h;
+}
+
+void expectFailuresReportedNotApplied(const fracture::FractureSystem& system, fracture::ObjectId object,
+                                      int failed, const std::vector<std::string>& logged)
+{
+    EXPECT_GT(failed, 0);
+    EXPECT_EQ(system.totalEvents(), 0u);
+    EXPECT_EQ(system.bodies(object).size(), 1u) << "a failed event leaves the body whole";
+    EXPECT_EQ(int(logged.size()), failed);
+    ASSERT_FALSE(logged.empty());
+    EXPECT_NE(logged.back().find("oung"), std::string::npos) << logged.back();
 }
 
 } // namespace shatter::test

@@ -12,6 +12,7 @@
 #include "object_state.h"
 #include "shatter/collision.h"
 #include "shatter/fracturable_body.h"
+#include "shatter/fracture_system.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorldMt.h>
 #include <btBulletDynamicsCommon.h>
@@ -39,6 +40,11 @@ Vec3 toVec(const btVector3& v);
 
 /// FNV-1a of every body's transform and velocities, in the given order: equal states, equal hashes.
 std::uint64_t hashBodies(const std::vector<btRigidBody*>& bodies);
+
+/// After a run whose every event failed (`failed` in all, `logged` the log's messages): nothing broke,
+/// `object` kept its one body, every failure was logged, the last naming Young's modulus.
+void expectFailuresReportedNotApplied(const fracture::FractureSystem& system, fracture::ObjectId object,
+                                      int failed, const std::vector<std::string>& logged);
 
 struct WorldSettings
 {
