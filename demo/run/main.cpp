@@ -2,7 +2,7 @@
 //   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
 //               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
 //               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--workers N]
-//               [--latency N] [--list]
+//               [--latency N] [--realtime] [--list]
 // SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json); anything else is an
 // error that lists the shipped scenes. Errors (bad flags, unreadable or invalid scene files, failing
 // assets) print one line and exit with a non-zero status.
@@ -14,7 +14,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace
 {
@@ -57,6 +59,9 @@ int run(int argc, char** argv)
     app.add_option("--latency", options.latencySteps,
                    "Internal steps from an impact to its fragments (default: the scene's, else 1)")
         ->check(CLI::Range(0, 1000));
+    app.add_flag("--realtime", options.realtime,
+                 "Pace the steps to simulated time, as a game loop does (fracture jobs get the wall time "
+                 "of their latency)");
     app.add_option("--asset-cache", cacheDir,
                    "Directory of built assets (default: $SHATTER_ASSET_CACHE or the build tree)");
     try
@@ -89,8 +94,11 @@ int run(int argc, char** argv)
 
     const int total = steps >= 0 ? steps : int(scene.duration / scene.timeStep + 0.5);
     shatter::cli::ProgressBar bar(scene.name);
+    const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < total; ++i)
     {
+        if (options.realtime) // step i starts when the simulated clock says so, never earlier
+            std::this_thread::sleep_until(start + std::chrono::duration<double>(i * scene.timeStep));
         const StepStats& s = world.step();
         char text[96];
         std::snprintf(text, sizeof text, "step %d/%d  %.2f ms  %ld fragments", i + 1, total, s.totalMs,

@@ -5,6 +5,7 @@
 //    body simulates whole and takes no new job; each fragment starts where the parent's material is at
 //    replacement (its current pose, not the pose of the impact) with the parent's v + ω × r;
 //  - a job whose pipeline throws is a failed event at its due step, not an exception;
+//  - a new fragment's impacts wait fragmentReadySteps steps;
 //  - removeObject, clear and the destructor with a pending job, and breakWithImpulses completing one;
 //  - bad settings throw.
 #include "bullet_world.h"
@@ -210,6 +211,66 @@ TEST(FractureJobs, FragmentsAppearLatencyStepsLaterWhereTheParentIsNow)
     EXPECT_GT(checkedTravel, 1e-3) << "the parent did not move during the latency: the test proves little";
 }
 
+// Per step after the first event: jobs submitted and impacts held back as unready.
+struct ReadyRun
+{
+    int firstEventStep = -1;
+    std::vector<int> submitted, unready;
+};
+
+ReadyRun dropWithReadySteps(int readySteps)
+{
+    BulletWorld world;
+    world.addGroundPlane(0);
+    FractureSystemSettings settings;
+    settings.workers = 1;
+    settings.latencySteps = 1;
+    settings.fragmentReadySteps = readySteps;
+    FractureSystem system(world.world(), world.collision(), settings);
+    addFallingPlate(system, 2.0);
+    ReadyRun r;
+    for (int step = 0; step < 60; ++step)
+    {
+        world.step(kDt);
+        const FractureStepStats& stats = system.lastStepStats();
+        if (r.firstEventStep < 0 && stats.events > 0)
+            r.firstEventStep = step;
+        else if (r.firstEventStep >= 0)
+        {
+            r.submitted.push_back(stats.jobsSubmitted);
+            r.unready.push_back(stats.unreadyImpacts);
+        }
+    }
+    return r;
+}
+
+// A new fragment's impacts are not evaluated during its first fragmentReadySteps internal steps (its
+// basis is prepared meanwhile); with 0 they are, from its first step on, so the test can tell.
+TEST(FractureJobs, NewFragmentsAreNotEvaluatedBeforeTheyAreReady)
+{
+    const int ready = 12;
+    const ReadyRun waiting = dropWithReadySteps(ready);
+    const ReadyRun eager = dropWithReadySteps(0);
+    ASSERT_GE(waiting.firstEventStep, 0) << "the plate must break";
+    ASSERT_EQ(waiting.firstEventStep, eager.firstEventStep) << "the first event does not depend on readiness";
+    int held = 0, eagerJobs = 0;
+    // The object's only bodies are the first event's fragments (or theirs): none is ready before `ready`
+    // steps have passed since they appeared (the step after the event's is the first counted).
+    for (int k = 0; k + 1 < ready && k < int(waiting.submitted.size()); ++k)
+    {
+        EXPECT_EQ(waiting.submitted[std::size_t(k)], 0) << "a job for an unready fragment, step " << k;
+        held += waiting.unready[std::size_t(k)];
+        eagerJobs += eager.submitted[std::size_t(k)];
+        EXPECT_EQ(eager.unready[std::size_t(k)], 0);
+    }
+    EXPECT_GT(held, 0) << "the fragments lie on the floor: some impacts must have been held back";
+    EXPECT_GT(eagerJobs, 0) << "with fragmentReadySteps = 0 the same impacts are evaluated";
+    int later = 0;
+    for (std::size_t k = std::size_t(ready); k < waiting.submitted.size(); ++k)
+        later += waiting.submitted[k];
+    EXPECT_GT(later, 0) << "ready fragments are evaluated again";
+}
+
 TEST(FractureJobs, AFailingJobIsReportedAtItsStepNotThrown)
 {
     BulletWorld world;
@@ -341,6 +402,9 @@ TEST(FractureJobs, BadSettingsThrow)
     EXPECT_THROW(FractureSystem(world.world(), world.collision(), settings), Error);
     settings.workers = 0;
     settings.latencySteps = -1;
+    EXPECT_THROW(FractureSystem(world.world(), world.collision(), settings), Error);
+    settings.latencySteps = 0;
+    settings.fragmentReadySteps = -1;
     EXPECT_THROW(FractureSystem(world.world(), world.collision(), settings), Error);
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -52,16 +53,41 @@ TEST(ShatterRun, WritesCsvAndSummary)
     EXPECT_EQ(j["steps"], 20);
     EXPECT_EQ(j["collision"], "shatter");
     for (const char* field : {"mean", "max", "median_total_ms", "fracture_events", "final_fragments",
-                              "max_penetration", "lowest_body_y", "state_hash"})
+                              "max_penetration", "lowest_body_y", "state_hash", "realtime"})
         EXPECT_TRUE(j.contains(field)) << field;
-    for (const char* column :
-         {"fracture_main_ms", "fracture_job_ms", "fracture_wait_ms", "fracture_latency_steps"})
+    EXPECT_FALSE(j["realtime"].get<bool>());
+    for (const char* column : {"fracture_main_ms", "fracture_job_ms", "fracture_wait_ms",
+                               "fracture_latency_steps", "unready_impacts"})
         EXPECT_TRUE(j["max"].contains(column)) << column;
+    // The spike ratios follow from the columns: the slowest step over the median, with and without CD.
+    const double median = j["median_total_ms"].get<double>();
+    ASSERT_GT(median, 0);
+    EXPECT_NEAR(j["max_over_median"].get<double>(), j["max"]["total_ms"].get<double>() / median,
+                1e-9 * j["max_over_median"].get<double>());
+    EXPECT_GE(j["max_over_median"].get<double>(), j["max_without_collision_over_median"].get<double>());
+    EXPECT_GT(j["max_without_collision_over_median"].get<double>(), 0);
     std::ifstream csv(kScratch / "s.csv");
     int lines = 0;
     for (std::string line; std::getline(csv, line);)
         ++lines;
     EXPECT_EQ(lines, 21); // header + one row per step
+}
+
+// --realtime paces the steps to simulated time: 60 steps of the scene (0.5 s simulated, several times
+// what they cost unpaced) take at least 59 time steps of wall time (step i starts at i·dt), and the
+// summary says it ran so.
+TEST(ShatterRun, RealtimePacesTheStepsToSimulatedTime)
+{
+    std::filesystem::create_directories(kScratch);
+    const auto start = std::chrono::steady_clock::now();
+    const Result r =
+        shatterRun("test_brick_drop --steps 60 --realtime --json " + (kScratch / "rt.json").string());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ifstream in(kScratch / "rt.json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_TRUE(j["realtime"].get<bool>());
+    EXPECT_GE(seconds, 59 * j["time_step"].get<double>());
 }
 
 TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)

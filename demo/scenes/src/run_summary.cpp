@@ -58,6 +58,7 @@ const std::vector<Column>& columns()
         column("bodyless_fragments", &StepStats::bodylessFragments),
         column("fracture_evaluations", &StepStats::fractureEvaluations),
         column("bound_rejections", &StepStats::boundRejections),
+        column("unready_impacts", &StepStats::unreadyImpacts),
         column("max_impact_energy", &StepStats::maxImpactEnergy),
         column("fracture_main_ms", &StepStats::fractureMainMs),
         column("fracture_job_ms", &StepStats::fractureJobMs),
@@ -123,9 +124,11 @@ RunSummary summarize(const std::vector<StepStats>& history)
     }
     // Mean of doubles without the integer rounding of the counting columns' setters.
     std::vector<double> totals;
+    double maxWithoutCollision = 0;
     for (const StepStats& s : history)
     {
         totals.push_back(s.totalMs);
+        maxWithoutCollision = std::max(maxWithoutCollision, s.totalMs - s.collisionMs);
         r.fractureEvents += s.fractureEvents;
         r.failedEvents += s.failedEvents;
         r.bodylessFragments += s.bodylessFragments;
@@ -134,6 +137,11 @@ RunSummary summarize(const std::vector<StepStats>& history)
     std::sort(totals.begin(), totals.end());
     const std::size_t n = totals.size();
     r.medianTotalMs = n % 2 ? totals[n / 2] : 0.5 * (totals[n / 2 - 1] + totals[n / 2]);
+    if (r.medianTotalMs > 0)
+    {
+        r.maxOverMedian = totals.back() / r.medianTotalMs;
+        r.maxWithoutCollisionOverMedian = maxWithoutCollision / r.medianTotalMs;
+    }
     r.lowestBodyY = history.front().lowestBodyY;
     for (const StepStats& s : history)
         r.lowestBodyY = std::min(r.lowestBodyY, s.lowestBodyY);
@@ -173,6 +181,7 @@ std::string summaryJson(const RunSummary& s)
     o["fracture_enabled"] = s.options.fracture;
     o["workers"] = s.options.workers;
     o["latency_steps"] = s.options.latencySteps;
+    o["realtime"] = s.options.realtime;
     o["time_step"] = s.timeStep;
     o["steps"] = s.steps;
     o["simulated_seconds"] = s.simulatedSeconds;
@@ -181,6 +190,8 @@ std::string summaryJson(const RunSummary& s)
     o["mean"] = statsJson(s.mean, true);
     o["max"] = statsJson(s.max, true);
     o["median_total_ms"] = s.medianTotalMs;
+    o["max_over_median"] = s.maxOverMedian;
+    o["max_without_collision_over_median"] = s.maxWithoutCollisionOverMedian;
     o["fracture_events"] = s.fractureEvents;
     o["failed_events"] = s.failedEvents;
     o["bodyless_fragments"] = s.bodylessFragments;

@@ -104,7 +104,8 @@ SceneGround readGround(const JsonNode& node)
 void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
 {
     node.allowOnly({"enabled", "max_events_per_step", "min_impulse", "evaluate_every_step", "impulse_growth",
-                    "held_impulse_decay", "deformation", "metric", "workers", "latency_steps"});
+                    "held_impulse_decay", "deformation", "metric", "workers", "latency_steps",
+                    "fragment_ready_steps"});
     readOptional(node, "enabled", s.enabled);
     if (auto v = node.find("max_events_per_step"))
     {
@@ -126,6 +127,12 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
     {
         s.latencySteps = v->integer();
         if (s.latencySteps < 0)
+            v->fail("must be >= 0");
+    }
+    if (auto v = node.find("fragment_ready_steps"))
+    {
+        s.fragmentReadySteps = v->integer();
+        if (s.fragmentReadySteps < 0)
             v->fail("must be >= 0");
     }
     if (auto v = node.find("deformation"))

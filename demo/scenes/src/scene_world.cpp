@@ -222,6 +222,7 @@ const StepStats& SceneWorld::step()
     stats.fractureMs += std::max(0.0, s.tickMs - f.updateMs);
     stats.fractureEvaluations = f.evaluations;
     stats.boundRejections = f.boundRejections;
+    stats.unreadyImpacts = f.unreadyImpacts;
     stats.maxImpactEnergy = double(f.maxWholeEnergy);
     stats.fractureMainMs += f.mainThreadMs;
     stats.fractureJobMs += f.jobMs;

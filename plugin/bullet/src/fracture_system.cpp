@@ -21,6 +21,11 @@
 // object's bodies simulate on as they are and their impacts are not evaluated (with latencySteps = 0 a
 // second impact of the same object in one step is evaluated after the first is applied, as before).
 //
+// New fragments. After an event a preparation job builds the new fragments' modal bases and bound data
+// (FracturePipeline::prepareFragments); a fragment's impacts are evaluated only from fragmentReadySteps
+// internal steps after it appeared, so its first evaluation finds them built instead of paying for
+// them inside its latency. Readiness counts steps, never asks the job, so it does not depend on timing.
+//
 // A fracture follows a sequence that is safe inside Bullet's post-tick callback: copy the parent's
 // kinematics as they are now (the body moved during the latency), ObjectState::apply (TVCG §4.2, §6),
 // remove the parent's constraints and body (and forget
@@ -98,6 +103,8 @@ void checkSettings(const FractureSystemSettings& s)
         throw Error("FractureSystemSettings", "workers must be >= 0");
     if (s.latencySteps < 0)
         throw Error("FractureSystemSettings", "latencySteps must be >= 0");
+    if (s.fragmentReadySteps < 0)
+        throw Error("FractureSystemSettings", "fragmentReadySteps must be >= 0");
 }
 
 struct BodyKey
@@ -116,15 +123,17 @@ struct FractureSystem::Impl
         std::shared_ptr<ObjectState> state;
         Material material;
         ObjectSettings options;
-        std::map<FragmentId, FragmentBody> bodies; // live fragments, increasing id
-        std::uint64_t runs = 0;                    // pipeline runs: the event index of the seed
-        std::map<FragmentId, Real> heldImpulse;    // per fragment: see FractureSystemSettings::impulseGrowth
-        std::shared_ptr<FractureJob> job;          // the pending job of one of its fragments, if any
-        std::shared_ptr<FractureJob> preparing;    // its last event's new fragments being prepared, if any
+        std::map<FragmentId, FragmentBody> bodies;  // live fragments, increasing id
+        std::uint64_t runs = 0;                     // pipeline runs: the event index of the seed
+        std::map<FragmentId, Real> heldImpulse;     // per fragment: see FractureSystemSettings::impulseGrowth
+        std::map<FragmentId, std::uint64_t> bornAt; // per fragment since a fracture: its first internal step
+        std::shared_ptr<FractureJob> job;           // the pending job of one of its fragments, if any
+        std::shared_ptr<FractureJob> preparing;     // its last event's new fragments being prepared, if any
     };
 
     Impl(btDiscreteDynamicsWorld& w, CollisionRegistration& r, const FractureSystemSettings& s)
         : world(w), registration(r), settings(s), latency(std::uint64_t(s.latencySteps)),
+          readySteps(std::uint64_t(s.fragmentReadySteps)),
           pipeline(std::make_unique<FracturePipeline>(pipelineFor(s))), jobs(s.workers)
     {
     }
@@ -197,14 +206,23 @@ struct FractureSystem::Impl
                                          std::span<const ImpactForce> forces, Real impulse);
     bool mightBreak(const Object& o, FragmentId fragment, std::span<const ImpactForce> forces) noexcept;
     // Ends the object's preparation: a queued one never runs, a running one stops after its current
-    // fragment (waited for). Afterwards nothing reads the object's state but this thread.
-    void stopPreparing(Object& o) noexcept
+    // fragment (waited for). Afterwards nothing reads the object's state but this thread. Returns the
+    // fragments it was given (those it finished are skipped cheaply when prepared again).
+    std::vector<FragmentId> stopPreparing(Object& o) noexcept
     {
         if (!o.preparing)
-            return;
+            return {};
         o.preparing->stop.store(true, std::memory_order_relaxed);
         jobs.cancel(*o.preparing);
+        std::vector<FragmentId> fragments = std::move(o.preparing->prepare);
         o.preparing.reset();
+        return fragments;
+    }
+    // A fragment takes part in fracture once it is fragmentReadySteps old (unbroken objects always).
+    bool ready(const Object& o, FragmentId fragment) const
+    {
+        const auto born = o.bornAt.find(fragment);
+        return born == o.bornAt.end() || stepIndex >= born->second + readySteps;
     }
     bool submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse);
     void takePending(const FractureJob& job);
@@ -215,7 +233,8 @@ struct FractureSystem::Impl
     btDiscreteDynamicsWorld& world;
     CollisionRegistration& registration;
     FractureSystemSettings settings;
-    const std::uint64_t latency; // FractureSystemSettings::latencySteps, read by the constructor
+    const std::uint64_t latency;    // FractureSystemSettings::latencySteps, read by the constructor
+    const std::uint64_t readySteps; // FractureSystemSettings::fragmentReadySteps, likewise
     std::unique_ptr<FracturePipeline> pipeline;
     FractureJobRunner jobs; // after the pipeline: its destructor waits for the tasks that point to it
     std::vector<std::shared_ptr<FractureJob>> pending;         // submission order
@@ -368,11 +387,14 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     const btScalar linearDamping = pb.getLinearDamping(), angularDamping = pb.getAngularDamping();
     const bool keepAwake = pb.getActivationState() == DISABLE_DEACTIVATION;
 
-    // A preparation reads the state apply() changes: it stops (or is skipped) first. It only fills the
-    // pipeline's caches, whose contents never change a result, so where it stopped does not matter.
-    stopPreparing(o);
+    // A preparation reads the state apply() changes: it stops (or is skipped) first, and its fragments
+    // are prepared again below with the new ones. It only fills the pipeline's caches, whose contents
+    // never change a result, so where it stopped does not matter.
+    std::vector<FragmentId> unprepared = stopPreparing(o);
     o.state->apply(result);
     removeBody(o, fragment);
+    o.heldImpulse.erase(fragment);
+    o.bornAt.erase(fragment);
     for (FragmentId f : result.fragments)
     {
         FragmentBody b;
@@ -401,20 +423,24 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         body.setDamping(linearDamping, angularDamping);
         body.setActivationState(keepAwake ? DISABLE_DEACTIVATION : ACTIVE_TAG);
         addBody({id, f}, std::move(b), group, mask);
+        o.bornAt[f] = stepIndex;
         if (insideStep)
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
     }
-    // The new fragments' modal bases and bound data, on a worker now rather than at each one's first hit
-    // (with workers = 0 there is no thread to hide it on: the first hit pays, inside its event).
-    if (jobs.workers() > 0 && !event.fragments.empty())
+    // The new fragments' modal bases and bound data (and those of an earlier event that the apply()
+    // above interrupted), on a worker during the fragments' fragmentReadySteps rather than at each one's
+    // first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside its event).
+    std::erase_if(unprepared, [&](FragmentId f) { return !o.state->alive(f); });
+    unprepared.insert(unprepared.end(), event.fragments.begin(), event.fragments.end());
+    if (jobs.workers() > 0 && !unprepared.empty())
     {
         auto prepare = std::make_shared<FractureJob>();
         prepare->object = id;
         prepare->state = o.state;
         prepare->material = &o.material;
         prepare->pipeline = pipeline.get();
-        prepare->prepare = event.fragments;
+        prepare->prepare = std::move(unprepared);
         o.preparing = prepare;
         jobs.submit(prepare);
     }
@@ -725,6 +751,12 @@ void FractureSystem::tick(btScalar timeStep)
              ++impact.end)
             impact.impulse += s.contactForces[impact.end].impulse;
         i = impact.end;
+        const Impl::Object& o = s.objects.at(impact.key.object);
+        if (!s.ready(o, impact.key.fragment))
+        {
+            ++s.stepStats.unreadyImpacts; // neither evaluated nor held: it is not a fracture candidate yet
+            continue;
+        }
         auto& held = s.objects.at(impact.key.object).heldImpulse;
         const auto last = held.find(impact.key.fragment);
         const bool growing = last == held.end() || impact.impulse > s.settings.impulseGrowth * last->second;

@@ -14,7 +14,8 @@
 // the object's ObjectState (incremental collision updates, TVCG §4.2, §6), removes the broken body and
 // adds one body per new fragment at the body's pose then, with its v + ω × r at the fragment's centre of
 // mass. While an object has a pending job its bodies simulate on whole and their impacts are not
-// evaluated. latencySteps = 0 breaks in the impact step itself. Fragments fracture again the same way.
+// evaluated. latencySteps = 0 breaks in the impact step itself. Fragments fracture again the same way,
+// once they are fragmentReadySteps internal steps old.
 //
 // Bodies and shapes are owned by the system; the world and the registration must outlive it. The
 // destructor removes its bodies from the world. The world's internal tick callback belongs to the
@@ -94,8 +95,12 @@ struct FractureSystemSettings
     /// constructor; default 1.
     int workers = 1;
     /// Internal steps from an impact to its fragments replacing the body, ≥ 0; read by the constructor;
-    /// default 1.
-    int latencySteps = 1;
+    /// default 2 (at 60 Hz a job has about 33 ms on a worker before the step would wait for it).
+    int latencySteps = 2;
+    /// Internal steps after a fragment appears during which its impacts are not evaluated, ≥ 0: a worker
+    /// prepares its modal basis and bound data meanwhile, so its first evaluation does not build them;
+    /// read by the constructor; default 8.
+    int fragmentReadySteps = 8;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
     std::function<void(const std::string&)> log;
 };
@@ -149,6 +154,7 @@ struct FractureStepStats
     double waitMs = 0;
     double jobMs = 0;        ///< pipeline time of the jobs completed this step, wherever they ran
     int boundRejections = 0; ///< impacts the cheap bound ruled out on this thread (no job, no solve)
+    int unreadyImpacts = 0;  ///< impacts on fragments younger than fragmentReadySteps (not evaluated)
     int jobsSubmitted = 0;   ///< impacts handed to the pipeline this step
     int jobsCompleted = 0;   ///< jobs whose result was taken this step (broken, whole or failed)
     int jobsWaited = 0;      ///< of those, not done by their step: the simulation thread waited or ran them
@@ -206,7 +212,7 @@ public:
     const FractureStepStats& lastStepStats() const;
 
     /// The settings, editable between steps (enabled, minImpulse, the gate, seed, log); deformation,
-    /// metric, workers and latencySteps are read by the constructor.
+    /// metric, workers, latencySteps and fragmentReadySteps are read by the constructor.
     FractureSystemSettings& settings();
 
 private:

@@ -36,6 +36,9 @@ struct RunSettings
     bool fracture = true;  ///< false: nothing breaks
     int workers = -1;      ///< FractureSystemSettings::workers; −1: the scene's ("fracture" block)
     int latencySteps = -1; ///< FractureSystemSettings::latencySteps; −1: the scene's
+    /// The caller paced the steps to simulated time, as a game loop does (shatter_run --realtime); only
+    /// recorded in the summary: SceneWorld itself never waits.
+    bool realtime = false;
     /// Where built assets are cached (empty: $SHATTER_ASSET_CACHE, else the build tree's scene_assets/).
     std::filesystem::path assetCacheDir;
     /// Reports asset builds (the first run of a mesh takes seconds); may be empty.
@@ -71,6 +74,7 @@ struct StepStats
     int bodylessFragments = 0;   ///< new fragments that could not become bodies this step
     int fractureEvaluations = 0; ///< impacts run through the fracture criterion (broken or not)
     int boundRejections = 0;     ///< impacts the cheap bound ruled out before any job (not evaluated)
+    int unreadyImpacts = 0;      ///< impacts on fragments younger than fragmentReadySteps (not evaluated)
     double maxImpactEnergy = 0;  ///< largest E_D(N = 1) of those runs: compare with the material's γ
     double fractureMainMs =
         0; ///< all fracture work on the simulation thread (FractureStepStats::mainThreadMs)
@@ -94,6 +98,10 @@ struct RunSummary
     StepStats mean; ///< per column (counts as doubles rounded)
     StepStats max;
     double medianTotalMs = 0;
+    double maxOverMedian = 0; ///< max total_ms / median total_ms
+    /// max over steps of (total_ms − collision_ms) / median total_ms: the spikes that are not collision
+    /// detection (fracture waits, updates)
+    double maxWithoutCollisionOverMedian = 0;
     long fractureEvents = 0;
     long finalFragments = 0;
     double maxPenetration = 0;
