@@ -81,7 +81,7 @@ FracturableShape::FracturableShape(std::shared_ptr<ObjectState> state, FragmentI
         m_boundingRadius = std::max(m_boundingRadius, b.norm());
         m_bodyVertices.push_back(toBullet(b));
     }
-    m_bvh = TriangleBvh(surface);
+    m_bvh = m_mesh->bvh ? m_mesh->bvh : std::make_shared<const TriangleBvh>(surface);
 }
 
 FracturableShape::~FracturableShape() = default;
@@ -160,19 +160,20 @@ void FracturableShape::processAllTriangles(btTriangleCallback* callback, const b
             callback->processTriangle(v, int(m_fragment), int(t));
     };
 
-    if (m_bvh.empty())
+    const TriangleBvh& bvh = *m_bvh;
+    if (bvh.empty())
         return;
-    const std::vector<TriangleBvh::Node>& nodes = m_bvh.nodes();
+    const std::vector<TriangleBvh::Node>& nodes = bvh.nodes();
     TriangleBvh::NodeRef stack[TriangleBvh::kMaxDepth + 2];
     int top = 0;
-    stack[top++] = m_bvh.root();
+    stack[top++] = bvh.root();
     while (top > 0)
     {
         const TriangleBvh::NodeRef ref = stack[--top];
         if (ref.leaf())
         {
             for (Index slot = ref.index; slot < ref.index + ref.count; ++slot)
-                emit(m_bvh.leafTriangle(slot));
+                emit(bvh.leafTriangle(slot));
             continue;
         }
         const TriangleBvh::Node& node = nodes[ref.index];

@@ -121,10 +121,10 @@ private:
     FragmentId m_fragment;
     MassProperties m_massProperties;
     Eigen::Isometry3d m_materialToBody;
-    Vec3 m_unitInertia;                    // principal moments per unit mass
-    TriangleBvh m_bvh;                     // over the material-frame surface, for processAllTriangles
-    std::vector<btVector3> m_bodyVertices; // surface vertices in the body frame
-    Aabb m_localBounds;                    // tight body-frame box of the surface
+    Vec3 m_unitInertia;                       // principal moments per unit mass
+    std::shared_ptr<const TriangleBvh> m_bvh; // over the material-frame surface, for processAllTriangles
+    std::vector<btVector3> m_bodyVertices;    // surface vertices in the body frame
+    Aabb m_localBounds;                       // tight body-frame box of the surface
     Real m_boundingRadius = 0;
     btVector3 m_localScaling;
 };

@@ -7,8 +7,11 @@
 // claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread
 // needs before any worker took it runs there instead, and a cancelled one is skipped by the worker that
 // dequeues it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as
-// the job is Done.
+// the job is Done. A job also builds its new fragments' triangle BVHs, the costly part of their bodies.
 #include "fracture_jobs.h"
+
+#include "fragment_mesh.h"
+#include "triangle_bvh.h"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
@@ -59,6 +62,21 @@ void waitUntilDone(FractureJob& job) noexcept
         job.status.wait(s, std::memory_order_acquire);
 }
 
+// The new fragments' triangle BVHs (FracturableShape's processAllTriangles), built here so that the
+// body replacement on the simulation thread does not build them: they are the bulk of a fragment body's
+// cost. The meshes were just made by the pipeline and are only copied once.
+void buildMeshBvhs(FractureResult& result)
+{
+    for (std::shared_ptr<const FragmentMesh>& mesh : result.meshes)
+    {
+        if (!mesh || mesh->bvh)
+            continue;
+        auto withBvh = std::make_shared<FragmentMesh>(*mesh);
+        withBvh->bvh = std::make_shared<const TriangleBvh>(withBvh->surface);
+        mesh = std::move(withBvh);
+    }
+}
+
 } // namespace
 
 FractureJobRunner::FractureJobRunner(int workers) : workerCount(workers)
@@ -81,8 +99,12 @@ void FractureJobRunner::run(FractureJob& job) noexcept
         if (!job.prepare.empty())
             job.pipeline->prepareFragments(*job.state, job.prepare, *job.material, &job.stop);
         else
+        {
             job.result = job.pipeline->fracture(*job.state, job.fragment, *job.material, job.forces, job.seed,
                                                 job.stats.get());
+            if (job.result)
+                buildMeshBvhs(*job.result);
+        }
     }
     catch (...)
     {
