@@ -8,7 +8,8 @@
 //    pipeline runs the degree search;
 //  - a fragment's event runs the search on the fragment's region (the model covers the unbroken
 //    object only): the same degree and trials as DegreeMode::Search.
-// The model is trained on a small example set (6 orientations, 3 heights) once per process.
+// The model is trained on a small example set (6 orientations, 3 heights) once per build tree (and
+// once more by the precompute test).
 #include "fracture_fixtures.h"
 #include "test_assets.h"
 #include "test_paths.h"
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 namespace shatter::test
 {
@@ -45,22 +47,47 @@ struct Trained
     double lastFraction = 0;                // the training progress's last fraction
 };
 
+// The plate with its fracture sections and a freshly trained model.
+Trained trainPlate()
+{
+    Trained t;
+    t.original = sharedAsset("plate");
+    auto copy = std::make_shared<Asset>(*t.original);
+    PrecomputeSettings precompute = smallTraining();
+    precompute.trainingProgress = [&t](std::string_view, double fraction)
+    {
+        t.lastFraction = fraction;
+    };
+    addFracturePrecompute(
+        *copy, glass(), PipelineSettings{}, [&t](const std::string& step) { t.steps.push_back(step); },
+        precompute);
+    t.withModel = std::move(copy);
+    return t;
+}
+
+// The same, trained once per build tree: kept in test_assets/ beside the plate's cache file (ctest runs
+// each test in its own process; the training is most of these tests' time, ten times more under ASan).
 const Trained& trainedPlate()
 {
     static const Trained trained = []
     {
+        const std::filesystem::path file =
+            std::filesystem::path(SHATTER_BINARY_DIR) / "test_assets" / "plate-degree-model.shatter";
         Trained t;
         t.original = sharedAsset("plate");
-        auto copy = std::make_shared<Asset>(*t.original);
-        PrecomputeSettings precompute = smallTraining();
-        precompute.trainingProgress = [&t](std::string_view, double fraction)
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(file, ec))
         {
-            t.lastFraction = fraction;
-        };
-        addFracturePrecompute(
-            *copy, glass(), PipelineSettings{}, [&t](const std::string& step) { t.steps.push_back(step); },
-            precompute);
-        t.withModel = std::move(copy);
+            auto stored = std::make_shared<Asset>(Asset::load(file));
+            if (stored->sourceHash == t.original->sourceHash &&
+                hasFracturePrecompute(*stored, glass(), PipelineSettings{}, smallTraining()))
+            {
+                t.withModel = std::move(stored);
+                return t;
+            }
+        }
+        t = trainPlate();
+        t.withModel->save(file);
         return t;
     }();
     return trained;
@@ -87,7 +114,7 @@ std::vector<ImpactForce> dropWithRatio(FracturePipeline& pipeline, const ObjectS
 
 TEST(DegreePrecompute, StoresTheModelAndTheAssetFileReadsItBack)
 {
-    const Trained& t = trainedPlate();
+    const Trained t = trainPlate();
     const Material material = glass();
     const PipelineSettings settings;
     EXPECT_NE(std::find(t.steps.begin(), t.steps.end(), "degree model"), t.steps.end());
