@@ -10,6 +10,7 @@
 // drop from 1 m: one solve per orientation serves every height.
 #include "degree_training.h"
 
+#include "fracture_precompute.h"
 #include "metric.h"
 #include "seeding.h"
 #include "shatter/error.h"
@@ -282,7 +283,9 @@ MetricCoordinates pipelineMetricCoordinates(const std::shared_ptr<const Asset>& 
     {
         EmbeddingSettings options = pipelineSettings.embedding;
         options.warp = material.warp;
-        embedding = computeInteriorEmbedding(*asset, options);
+        embedding = loadEmbedding(*asset, options); // the precomputed section, when there is one
+        if (!embedding)
+            embedding = computeInteriorEmbedding(*asset, options);
     }
     MetricCoordinates coords = metricCoordinates(*asset, embedding ? &*embedding : nullptr, material.warp);
     if (embedding && pipelineSettings.embedding.positionWeight > 0)

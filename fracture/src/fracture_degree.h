@@ -31,8 +31,10 @@ struct DegreeModel; // degree_model.h
 /// How planFracture chooses the fracture degree N.
 enum class DegreeMode
 {
-    Search, ///< the doubling + bisection search of CVD §3.3, one CVD per trial (exact; the default)
-    Model,  ///< the example-based degree of CVD §4 (PlanSettings::model), then one CVD
+    Search, ///< the doubling + bisection search of CVD §3.3, one CVD per trial (exact; the training oracle)
+    /// The example-based degree of CVD §4 (PlanSettings::model), then one CVD, where a model is usable;
+    /// the search otherwise (the default: FracturePipeline finds the model in the asset's sections).
+    Model,
 };
 
 /// Settings of planFracture; checked there.
@@ -40,10 +42,11 @@ struct PlanSettings
 {
     DegreeCriterion criterion = DegreeCriterion::MaxCell;
     CvdSettings cvd; ///< every trial CVD of the degree search
-    DegreeMode mode = DegreeMode::Search;
+    DegreeMode mode = DegreeMode::Model;
     /// DegreeMode::Model: the asset's degree model, trained for this material and these settings
     /// (findDegreeModel, degree_training.h). Without one, or for a region other than the whole asset
-    /// (the model covers the unbroken object), planFracture falls back to the search.
+    /// (the model covers the unbroken object), planFracture falls back to the search. FracturePipeline
+    /// fills it per event from the asset when it is left empty.
     std::shared_ptr<const DegreeModel> model;
 };
 

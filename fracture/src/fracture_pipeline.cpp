@@ -7,6 +7,7 @@
 #include "fracture_pipeline.h"
 
 #include "cvd.h"
+#include "degree_training.h"
 #include "fracture_bound.h"
 #include "fracture_precompute.h"
 #include "metric.h"
@@ -115,6 +116,12 @@ struct FracturePipeline::AssetEntry
     bool nonConvex = false;
     std::vector<std::shared_ptr<const InteriorEmbedding>> embeddings; // one per warp
     std::shared_ptr<const FragmentRegion> wholeRegion;                // the unbroken object's (built once)
+    struct DegreeModelEntry
+    {
+        std::uint64_t key = 0;                    // degreeModelKey of the material and settings
+        std::shared_ptr<const DegreeModel> model; // null: the asset has none for them
+    };
+    std::vector<DegreeModelEntry> degreeModels;
 };
 
 struct FracturePipeline::BoundEntry
@@ -183,6 +190,21 @@ FracturePipeline::embeddingFor(const std::shared_ptr<const Asset>& asset, const 
     entry.embeddings.push_back(std::make_shared<const InteriorEmbedding>(
         stored ? std::move(*stored) : computeInteriorEmbedding(*asset, options)));
     return entry.embeddings.back();
+}
+
+std::shared_ptr<const DegreeModel> FracturePipeline::degreeModelFor(const std::shared_ptr<const Asset>& asset,
+                                                                    const Material& material)
+{
+    const std::uint64_t key = degreeModelKey(material, pipelineSettings);
+    const std::lock_guard<std::mutex> lock(embeddingMutex);
+    AssetEntry& entry = entryFor(asset);
+    for (const AssetEntry::DegreeModelEntry& e : entry.degreeModels)
+        if (e.key == key)
+            return e.model;
+    std::optional<DegreeModel> stored = findDegreeModel(*asset, material, pipelineSettings);
+    entry.degreeModels.push_back(
+        {key, stored ? std::make_shared<const DegreeModel>(std::move(*stored)) : nullptr});
+    return entry.degreeModels.back().model;
 }
 
 std::shared_ptr<const FragmentRegion>
@@ -308,6 +330,8 @@ void FracturePipeline::prepare(const ObjectState& state, const Material& materia
     checkMaterial(material, asset.tetMesh.tetCount());
     if (metricFor(state.assetPointer()) == FractureMetric::Interior)
         embeddingFor(state.assetPointer(), material.warp);
+    if (pipelineSettings.plan.mode == DegreeMode::Model && !pipelineSettings.plan.model)
+        degreeModelFor(state.assetPointer(), material); // read off the first event
     if (deformation->model() == DeformationModel::Modal)
         boundFor(state, 0, material); // the basis and the bound's data
     else
@@ -400,11 +424,21 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
     coords.coords = coordinatesFor(state, material, &coords.dimension, &st.metric);
     st.metricMs = msSince(stage);
 
-    // 4-5. Criterion, degree and CVD, then the tessellation.
+    // 4-5. Criterion, degree and CVD, then the tessellation. The degree: the asset's trained model for
+    //      an unbroken object (CVD §4.3: project, evaluate, one CVD), the search for a fragment (see
+    //      PipelineSettings).
     stage = Clock::now();
+    const PlanSettings* plan = &pipelineSettings.plan;
+    PlanSettings withModel;
+    if (whole && plan->mode == DegreeMode::Model && !plan->model)
+        if (std::shared_ptr<const DegreeModel> model = degreeModelFor(state.assetPointer(), material))
+        {
+            withModel = *plan;
+            withModel.model = std::move(model);
+            plan = &withModel;
+        }
     std::optional<VoronoiLabelling> labels =
-        planFracture(asset, region, energy, coords.coords, coords.dimension, material, seed, &st.plan,
-                     pipelineSettings.plan);
+        planFracture(asset, region, energy, coords.coords, coords.dimension, material, seed, &st.plan, *plan);
     st.planMs = msSince(stage);
     if (!labels)
     {

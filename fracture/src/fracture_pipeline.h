@@ -29,6 +29,15 @@ namespace shatter::fracture
 
 /// Settings of the pipeline; checked by FracturePipeline's constructor.
 ///
+/// Fracture degree (plan.mode): with DegreeMode::Model (the default) an unbroken object whose asset
+/// carries a degree model trained for the event's material and these settings (a section added by
+/// addFracturePrecompute, fracture_precompute.h) gets the model's degree and one CVD (CVD §4.3);
+/// without one, the degree search. A fragment always gets the search on its own region: the model's
+/// PCA basis spans distributions over the whole object's nodes, learnt from drops of the whole object,
+/// and a fragment's distribution (zero outside a sub-region, under a different shape's response) lies
+/// outside what it was trained on; the search on a fragment's smaller region is also the cheaper one.
+/// DegreeMode::Search always searches.
+///
 /// Modal model and fragments: a fragment gets its own modal basis, computed by the same code at its
 /// first impact and then cached like the object's (modal_deformation.h); there is no FEM fallback, so
 /// both models stay what they claim to be. prepare() computes the unbroken object's basis up front.
@@ -138,6 +147,10 @@ private:
     std::vector<Real> coordinatesFor(const ObjectState& state, const Material& material, int* dimension,
                                      FractureMetric* metric);
     AssetEntry& entryFor(const std::shared_ptr<const Asset>& asset); // with embeddingMutex held
+    /// The asset's degree model for `material` under these settings (findDegreeModel, read once per
+    /// asset and material), or null.
+    std::shared_ptr<const DegreeModel> degreeModelFor(const std::shared_ptr<const Asset>& asset,
+                                                      const Material& material);
     std::shared_ptr<const FragmentRegion> wholeRegionFor(const std::shared_ptr<const Asset>& asset);
     std::shared_ptr<const InteriorEmbedding> embeddingFor(const std::shared_ptr<const Asset>& asset,
                                                           const MetricWarp& warp);

@@ -232,9 +232,24 @@ std::optional<FractureBoundData> loadBoundData(const Asset& asset, const Materia
     return data;
 }
 
-bool hasFracturePrecompute(const Asset& asset, const Material& material, const PipelineSettings& settings)
+namespace
+{
+
+bool wantsDegreeModel(const Material& material, const PrecomputeSettings& precompute)
+{
+    return precompute.degreeModel && material.maxFragments >= 2;
+}
+
+} // namespace
+
+bool hasFracturePrecompute(const Asset& asset, const Material& material, const PipelineSettings& settings,
+                           const PrecomputeSettings& precompute)
 {
     if (!loadNonConvex(asset))
+        return false;
+    // Present, of the current version and for this asset (findDegreeModel reads it back whole: it is
+    // small, a few components × nodes).
+    if (wantsDegreeModel(material, precompute) && !findDegreeModel(asset, material, settings))
         return false;
     const FractureMetric metric = resolvedMetric(asset, settings);
     // Present and of the current version (a stale one is recomputed and replaced).
@@ -248,7 +263,7 @@ bool hasFracturePrecompute(const Asset& asset, const Material& material, const P
 }
 
 void addFracturePrecompute(Asset& asset, const Material& material, const PipelineSettings& settings,
-                           const PrecomputeProgress& progress)
+                           const PrecomputeProgress& progress, const PrecomputeSettings& precompute)
 {
     checkMaterial(material, asset.tetMesh.tetCount(), "addFracturePrecompute material");
     checkDeformationSettings(settings.deformation);
@@ -283,8 +298,23 @@ void addFracturePrecompute(Asset& asset, const Material& material, const Pipelin
             asset.setSection(embeddingName(options), out.bytes());
         }
     }
+    // Last: the training's pipeline reads the sections above instead of recomputing them.
+    auto degreeModel = [&]
+    {
+        if (!wantsDegreeModel(material, precompute) || findDegreeModel(asset, material, settings))
+            return;
+        step("degree model");
+        // The asset is only borrowed for the call (the pointer owns nothing).
+        const std::shared_ptr<const Asset> borrowed(std::shared_ptr<const Asset>(), &asset);
+        const DegreeModel model =
+            trainDegreeModel(borrowed, material, settings, precompute.training, precompute.trainingProgress);
+        saveDegreeModel(asset, model, material, settings);
+    };
     if (settings.deformation.model != DeformationModel::Modal)
+    {
+        degreeModel();
         return;
+    }
     const int modes = settings.deformation.modeCount;
     std::shared_ptr<const ModalBasis> basis = loadModalBasis(asset, material.poissonRatio, modes);
     if (!basis)
@@ -318,6 +348,7 @@ void addFracturePrecompute(Asset& asset, const Material& material, const Pipelin
             out.value(x);
         asset.setSection(boundName(material, settings, metric), out.bytes());
     }
+    degreeModel();
 }
 
 } // namespace shatter::fracture

@@ -12,11 +12,15 @@
 //   fracture/modal nu=… k=…                          ν and the mode count (unit E and ρ, see
 //                                                    modal_deformation.h: they only scale the basis)
 //   fracture/bound nu=… k=… metric=… … mat=…         the basis, the metric coordinates, β and the warp
-// A new kind of data (e.g. a trained degree model, CVD §4) adds its own name, version and
-// load/save pair here and one step to addFracturePrecompute.
+//   degree_model.<model>.<metric>.<key>              the whole material and pipeline configuration
+//                                                    (degreeModelKey: γ, α, β, E, ρ, ν, warp, cap,
+//                                                    deformation, metric, criterion, CVD settings)
+// A new kind of data adds its own name, version and load/save pair here and one step to
+// addFracturePrecompute.
 #pragma once
 
 #include "asset_data.h"
+#include "degree_training.h"
 #include "fracture_bound.h"
 #include "fracture_pipeline.h"
 #include "interior_embedding.h"
@@ -49,13 +53,32 @@ std::optional<FractureBoundData> loadBoundData(const Asset& asset, const Materia
 /// Called with a short description of each step addFracturePrecompute starts.
 using PrecomputeProgress = std::function<void(const std::string& step)>;
 
+/// What addFracturePrecompute computes besides the sections every event reads.
+struct PrecomputeSettings
+{
+    /// Train the example-based fracture degree (CVD §4) for the material and pipeline settings, so
+    /// that FracturePipeline replaces the unbroken object's degree search by one prediction and one
+    /// CVD. By far the longest step (the example set runs the degree search on every training drop:
+    /// about half a minute for the piggy bank on two cores with the default `training`). Skipped for a
+    /// material that never splits (Material::maxFragments < 2).
+    bool degreeModel = true;
+    DegreeTrainingSettings training;
+    /// The training's progress (stages "deformation", "degree search", "fit", fraction of the
+    /// training); called from worker threads, serialised.
+    ProgressCallback trainingProgress;
+};
+
 /// True when every section fracture needs for an object of `asset` with `material` under `settings`
-/// is present (the modal ones only for the modal model).
-bool hasFracturePrecompute(const Asset& asset, const Material& material, const PipelineSettings& settings);
+/// is present (the modal ones only for the modal model; the degree model when `precompute` asks
+/// for it).
+bool hasFracturePrecompute(const Asset& asset, const Material& material, const PipelineSettings& settings,
+                           const PrecomputeSettings& precompute = {});
 
 /// Computes the missing sections and adds them to `asset` (the caller saves it). Throws
-/// shatter::Error for a bad material or settings.
+/// shatter::Error for a bad material or settings, or when the degree model cannot be fitted (fewer
+/// than two training drops break).
 void addFracturePrecompute(Asset& asset, const Material& material, const PipelineSettings& settings,
-                           const PrecomputeProgress& progress = {});
+                           const PrecomputeProgress& progress = {},
+                           const PrecomputeSettings& precompute = {});
 
 } // namespace shatter::fracture

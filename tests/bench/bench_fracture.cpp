@@ -21,16 +21,28 @@
 // asset, for context only (2012 hardware, a different fracture method); CVD Table 1 is in the report's
 // context (its models differ from ours). The impact: one push of 1 kN at the highest surface
 // vertex toward the centre, γ = E_D(N = 1) / 30 (a mid-size event), fixed seed.
-// SHATTER_BENCH_SMOKE=1 (ctest): the plate only, 6 modes, so that it runs in seconds.
+// Rows "modal_model": the modal pipeline on a copy of the asset that carries the trained fracture
+// degree model for this material (addFracturePrecompute, CVD §4.3: the unbroken object's degree is
+// predicted and one CVD runs instead of the search); plan_ms, event_ms and tvcg_ratio then measure
+// "modal + trained degree", predicted says the model was used (1) and predicted_degree is its unrounded
+// N. The model is trained once per build tree with the default example set and kept in
+// bench_cache/ (the asset file with its sections); training_s is the training time of this process (0
+// when it was read from the cache).
+// SHATTER_BENCH_SMOKE=1 (ctest): the plate only, 6 modes, a 4-orientation example set, so that it runs
+// in seconds.
 #include "bullet_world.h"
 #include "test_env.h"
 
 #include "fracture_pipeline.h"
+#include "fracture_precompute.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -94,6 +106,45 @@ struct Scene
     }
 };
 
+// The modal pipeline with the asset's trained degree model (the rows "modal_model").
+struct ModelScene
+{
+    std::shared_ptr<const Asset> asset; // the scene's asset plus the fracture sections
+    std::shared_ptr<ObjectState> state;
+    FracturePipeline pipeline;
+    double trainingSeconds = 0;
+
+    explicit ModelScene(const Scene& s) : pipeline(Scene::settings(DeformationModel::Modal))
+    {
+        const PipelineSettings& settings = pipeline.settings();
+        char key[17];
+        std::snprintf(key, sizeof(key), "%016llx",
+                      static_cast<unsigned long long>(degreeModelKey(s.material, settings)));
+        const std::filesystem::path dir = std::filesystem::path(SHATTER_BINARY_DIR) / "bench_cache";
+        const std::filesystem::path file = dir / (s.asset->name + "-model-" + key + ".shatter");
+        PrecomputeSettings precompute;
+        if (test::benchSmokeMode())
+        {
+            precompute.training.orientations = 4;
+            precompute.training.energyRatios = {2, 8, 30};
+        }
+        auto copy = std::make_shared<Asset>(*s.asset);
+        if (std::filesystem::exists(file))
+            *copy = Asset::load(file.string());
+        if (!hasFracturePrecompute(*copy, s.material, settings, precompute))
+        {
+            const auto start = std::chrono::steady_clock::now();
+            addFracturePrecompute(*copy, s.material, settings, {}, precompute);
+            trainingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::filesystem::create_directories(dir);
+            copy->save(file.string());
+        }
+        asset = std::move(copy);
+        state = std::make_shared<ObjectState>(asset);
+        pipeline.prepare(*state, s.material);
+    }
+};
+
 Scene& scene(const std::string& stem)
 {
     static std::map<std::string, std::unique_ptr<Scene>> scenes;
@@ -103,18 +154,29 @@ Scene& scene(const std::string& stem)
     return *slot;
 }
 
-void fractureEvent(benchmark::State& state, const std::string& stem, DeformationModel model)
+ModelScene& modelScene(const std::string& stem)
+{
+    static std::map<std::string, std::unique_ptr<ModelScene>> scenes;
+    auto& slot = scenes[stem];
+    if (!slot)
+        slot = std::make_unique<ModelScene>(scene(stem));
+    return *slot;
+}
+
+// `trained`: the modal pipeline on the asset with its degree model (ModelScene).
+void fractureEvent(benchmark::State& state, const std::string& stem, DeformationModel model, bool trained)
 {
     Scene& s = scene(stem);
-    FracturePipeline& pipeline = model == DeformationModel::Fem ? s.fem : s.modal;
+    ModelScene* m = trained ? &modelScene(stem) : nullptr;
+    FracturePipeline& pipeline = m ? m->pipeline : model == DeformationModel::Fem ? s.fem : s.modal;
+    const ObjectState& object = m ? *m->state : *s.state;
     FractureEventStats sum, stats;
     double cvdMs = 0, updateMs = 0, totalMs = 0;
     int cvdIterations = 0, trials = 0;
     std::int64_t events = 0;
     for (auto _ : state)
     {
-        std::optional<FractureResult> result =
-            pipeline.fracture(*s.state, 0, s.material, s.forces, 7, &stats);
+        std::optional<FractureResult> result = pipeline.fracture(object, 0, s.material, s.forces, 7, &stats);
         if (!result)
         {
             state.SkipWithError("the impact did not break the object");
@@ -122,7 +184,7 @@ void fractureEvent(benchmark::State& state, const std::string& stem, Deformation
         }
         // The collision-structure update on a copy of the unbroken state (the copy is not timed).
         state.PauseTiming();
-        ObjectState copy = *s.state;
+        ObjectState copy = object;
         state.ResumeTiming();
         const auto start = std::chrono::steady_clock::now();
         copy.apply(*result);
@@ -177,6 +239,12 @@ void fractureEvent(benchmark::State& state, const std::string& stem, Deformation
     state.counters["tvcg_update_max_ms"] = kTvcg.at(stem).updateMax;
     if (model == DeformationModel::Modal)
         state.counters["modal_speedup"] = s.femDeformationMs / (sum.deformationMs / n);
+    if (m)
+    {
+        state.counters["predicted"] = stats.plan.predicted ? 1 : 0;
+        state.counters["predicted_degree"] = stats.plan.predictedDegree;
+        state.counters["training_s"] = m->trainingSeconds;
+    }
 }
 
 // Context only: in the JSON report's "context" (the console report shows it on stderr), never on
@@ -203,8 +271,13 @@ void registerAll()
         for (const auto& [name, model] :
              {std::pair{"fem", DeformationModel::Fem}, std::pair{"modal", DeformationModel::Modal}})
             benchmark::RegisterBenchmark(("fracture_event/" + stem + "/" + name).c_str(), fractureEvent, stem,
-                                         model)
+                                         model, false)
                 ->Unit(benchmark::kMillisecond);
+    // Modal with the trained degree (CVD §4.3) in place of the search.
+    for (const std::string& stem : stems)
+        benchmark::RegisterBenchmark(("fracture_event/" + stem + "/modal_model").c_str(), fractureEvent, stem,
+                                     DeformationModel::Modal, true)
+            ->Unit(benchmark::kMillisecond);
 }
 
 } // namespace

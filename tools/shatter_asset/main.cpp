@@ -2,10 +2,13 @@
 // (shatter/cook.h to build, shatter/asset.h to load and summarise).
 //   shatter_asset build IN (-o OUT.shatter | --cache-dir DIR) [--repair] [--radius-edge R] [--force]
 //   shatter_asset info FILE [--json]
-//   shatter_asset precompute FILE [--poisson-ratio NU] [--modes K] [--fem]
+//   shatter_asset precompute FILE [--poisson-ratio NU] [--density RHO] [--youngs-modulus E]
+//                            [--toughness G] [--modes K] [--fem] [--no-degree-model]
 // precompute adds fracture's per-asset sections (fracture_precompute.h: modal basis, the criterion
-// bound's data, interior embedding, convexity) for glass() with the given ν to FILE, so that loading it
-// computes none of them; the scene library does the same on first use.
+// bound's data, interior embedding, convexity, and the trained fracture degree model of CVD §4, the
+// longest step) for glass() with the given ν, ρ, E and γ to FILE, so that loading it computes none of
+// them; the scene library does the same on first use. The degree model is keyed by the whole material:
+// it is found only for objects of exactly that material (a scene's material, e.g.).
 // With --cache-dir the file is DIR/<stem>-<content key>.shatter (assetCacheFile), the name a game or
 // the scene library looks up, so a prebuilt cache can be shipped or moved with its mesh.
 #include "progress_bar.h"
@@ -132,7 +135,20 @@ int main(int argc, char** argv)
     precomputeCommand->add_option("--modes", pipeline.deformation.modeCount, "Modal basis size k")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
-    precomputeCommand->add_flag("--fem", fem, "FEM deformation: only the metric's sections");
+    precomputeCommand->add_option("--density", material.density, "Density ρ of the material (kg/m³)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    precomputeCommand->add_option("--youngs-modulus", material.youngsModulus, "Young's modulus E (Pa)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    precomputeCommand->add_option("--toughness", material.toughness, "Fracture toughness γ")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    precomputeCommand->add_flag("--fem", fem, "FEM deformation: no modal basis or bound data");
+    shatter::fracture::PrecomputeSettings precompute;
+    bool noDegreeModel = false;
+    precomputeCommand->add_flag("--no-degree-model", noDegreeModel,
+                                "Skip the degree model's training (the pipeline then searches the degree)");
 
     CLI11_PARSE(app, argc, argv);
 
@@ -154,15 +170,20 @@ int main(int argc, char** argv)
             const auto start = std::chrono::steady_clock::now();
             pipeline.deformation.model =
                 fem ? shatter::fracture::DeformationModel::Fem : shatter::fracture::DeformationModel::Modal;
+            precompute.degreeModel = !noDegreeModel;
             shatter::Asset asset = shatter::Asset::load(precomputeFile);
-            if (shatter::fracture::hasFracturePrecompute(asset, material, pipeline))
+            if (shatter::fracture::hasFracturePrecompute(asset, material, pipeline, precompute))
             {
                 std::printf("%s is up to date\n", precomputeFile.c_str());
                 return 0;
             }
+            shatter::cli::ProgressBar bar("degree model", true);
+            precompute.trainingProgress = bar.callback();
             shatter::fracture::addFracturePrecompute(
                 asset, material, pipeline,
-                [](const std::string& step) { std::fprintf(stderr, "computing %s\n", step.c_str()); });
+                [](const std::string& step) { std::fprintf(stderr, "computing %s\n", step.c_str()); },
+                precompute);
+            bar.finish();
             asset.save(precomputeFile);
             std::printf("added fracture sections to %s in %.2f s\n%s\n", precomputeFile.c_str(),
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),

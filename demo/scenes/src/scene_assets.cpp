@@ -6,9 +6,16 @@
 #include "shatter/cook.h"
 #include "shatter/error.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 namespace shatter::scenes
 {
@@ -27,6 +34,32 @@ namespace
 
 std::mutex tableMutex;
 std::map<std::filesystem::path, std::shared_ptr<const Asset>> loaded; // by canonical mesh path
+
+// An exclusive advisory lock on `file` (created if missing) while it lives: serialises the fracture
+// precomputation of one cache file between processes (ctest runs scene tests side by side; without it
+// each would train the same degree model, and the last to save would drop the others' sections). A
+// file that cannot be opened locks nothing: the precomputation then only risks doing work twice.
+class FileLock
+{
+public:
+    explicit FileLock(const std::filesystem::path& file) : fd(::open(file.c_str(), O_CREAT | O_RDWR, 0644))
+    {
+        if (fd >= 0)
+            while (::flock(fd, LOCK_EX) != 0 && errno == EINTR)
+            {
+            }
+    }
+    ~FileLock()
+    {
+        if (fd >= 0)
+            ::close(fd); // releases the lock
+    }
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+
+private:
+    int fd = -1;
+};
 
 } // namespace
 
@@ -69,11 +102,38 @@ std::shared_ptr<const Asset> fracturableSceneAsset(const std::filesystem::path& 
     std::shared_ptr<const Asset>& current = loaded[std::filesystem::weakly_canonical(mesh)];
     if (!current)
         current = asset;
-    if (fracture::hasFracturePrecompute(*current, material, pipeline))
+    fracture::PrecomputeSettings precompute;
+    if (progress)
+        precompute.trainingProgress = [&progress](std::string_view stage, double fraction)
+        {
+            progress("degree model: " + std::string(stage), fraction);
+        };
+    if (fracture::hasFracturePrecompute(*current, material, pipeline, precompute))
         return current;
+    const std::filesystem::path file = assetCacheFile(mesh, cacheDir, AssetSettings{});
+    const FileLock fileLock(file.string() + ".lock");
+    // Another process may have added the sections (or others) since this one loaded the file.
     auto extended = std::make_shared<Asset>(*current);
-    fracture::addFracturePrecompute(*extended, material, pipeline);
-    extended->save(assetCacheFile(mesh, cacheDir, AssetSettings{}));
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(file, ec))
+    {
+        try
+        {
+            Asset onDisk = Asset::load(file);
+            if (onDisk.sourceHash == current->sourceHash)
+                for (AssetSection& section : onDisk.sections)
+                    extended->setSection(std::move(section.name), std::move(section.bytes));
+        }
+        catch (const Error&)
+        {
+            // Unreadable: rewritten below from the asset in memory.
+        }
+    }
+    if (!fracture::hasFracturePrecompute(*extended, material, pipeline, precompute))
+    {
+        fracture::addFracturePrecompute(*extended, material, pipeline, {}, precompute);
+        extended->save(file);
+    }
     current = std::move(extended);
     return current;
 }

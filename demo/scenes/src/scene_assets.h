@@ -27,8 +27,10 @@ std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
 
 /// sceneAsset() with fracture's per-asset precomputation for an object of `material` in a FractureSystem
 /// with `settings` (fracture_precompute.h: modal basis, the criterion bound's data, interior embedding,
-/// convexity). A cache that lacks it gets it once: computed, added to the asset, and the cache file
-/// saved again, so later runs load it instead of computing it. Thread-safe.
+/// convexity, the trained fracture degree model). A cache that lacks it gets it once: computed, added
+/// to the asset, and the cache file saved again, so later runs load it instead of computing it (the
+/// degree model's training takes seconds to half a minute per asset and material; `progress` reports
+/// it as stages "degree model: …" with the training's own fraction). Thread-safe.
 std::shared_ptr<const Asset> fracturableSceneAsset(const std::filesystem::path& mesh,
                                                    const std::filesystem::path& cacheDir,
                                                    const fracture::Material& material,

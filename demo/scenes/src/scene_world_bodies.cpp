@@ -56,10 +56,6 @@ void SceneWorld::Impl::addGround()
 fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
 {
     const std::filesystem::path mesh = resolveMesh(o.asset, scene.file);
-    std::shared_ptr<const Asset> asset =
-        o.fracturable ? fracturableSceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), o.material,
-                                              system->settings(), options.assetProgress)
-                      : sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress);
     fracture::ObjectSettings oo;
     oo.dynamic = o.dynamic;
     oo.fracturable = o.fracturable;
@@ -70,6 +66,12 @@ fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
     fracture::ObjectId id = 0;
     try
     {
+        // The fracture precomputation checks the material too: its errors name the object as well.
+        std::shared_ptr<const Asset> asset =
+            o.fracturable
+                ? fracturableSceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), o.material,
+                                        system->settings(), options.assetProgress)
+                : sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress);
         id = system->addObject(std::move(asset), o.material, o.placement, oo);
     }
     catch (const Error& e)
