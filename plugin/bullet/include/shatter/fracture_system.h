@@ -99,8 +99,8 @@ struct FractureSystemSettings
     int latencySteps = 2;
     /// Internal steps after a fragment appears during which its impacts are not evaluated, ≥ 0: a worker
     /// prepares its modal basis and bound data meanwhile, so its first evaluation does not build them;
-    /// read by the constructor; default 8.
-    int fragmentReadySteps = 8;
+    /// read by the constructor; default 30 (half a second at 60 Hz).
+    int fragmentReadySteps = 30;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
     std::function<void(const std::string&)> log;
 };
