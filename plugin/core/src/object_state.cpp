@@ -51,15 +51,38 @@ ObjectState::ObjectState(std::shared_ptr<const Asset> asset, const ObjectStateSe
     fragmentGrid = MultilevelGrid(bounds, settings.grid.cellFactor * meanEdge, settings.grid);
     fragmentList.push_back({bounds, kNoFragment, true});
     meshes.push_back(std::make_shared<const FragmentMesh>(FragmentMesh{a.surface, {}}));
+    auto cells = std::make_shared<std::vector<CellRange>>(a.tetMesh.tetCount());
     for (Index t = 0; t < a.tetMesh.tetCount(); ++t)
     {
-        Aabb box;
-        for (Index n : a.tetMesh.tets[t])
-            box.grow(a.tetMesh.nodes[n]);
-        fragmentGrid.mark(box, 0, dirtyScratch);
+        bool fits = true;
+        CellRange& range = (*cells)[t];
+        range = fragmentGrid.cellRange(tetBox(t), fits);
+        if (!fits)
+            range.lo[0] = kInvalidIndex;
     }
+    tetCells = std::move(cells);
+    for (Index t = 0; t < a.tetMesh.tetCount(); ++t)
+        markTet(t, 0);
     const FragmentId zero = 0;
     fragmentGrid.propagate(dirtyScratch, std::span<const FragmentId>(&zero, 1));
+}
+
+Aabb ObjectState::tetBox(Index t) const
+{
+    const TetMesh& mesh = sharedAsset->tetMesh;
+    Aabb box;
+    for (Index n : mesh.tets[t])
+        box.grow(mesh.nodes[n]);
+    return box;
+}
+
+void ObjectState::markTet(Index t, FragmentId f)
+{
+    const CellRange& range = (*tetCells)[t];
+    if (range.lo[0] == kInvalidIndex)
+        fragmentGrid.mark(tetBox(t), f, dirtyScratch);
+    else
+        fragmentGrid.mark(range, f, dirtyScratch);
 }
 
 std::vector<FragmentId> ObjectState::liveFragments() const
@@ -88,7 +111,8 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
             throw Error("FractureResult", "a fragment mesh is missing (null)");
     forest.check(result, sharedAsset->tetMesh);
     boxScratch.clear();
-    fieldData.apply(result, boxScratch, report);
+    wholeTetScratch.clear();
+    fieldData.apply(result, boxScratch, wholeTetScratch, report);
 
     const FragmentId parent = result.parent;
     fragmentList[parent].alive = false;
@@ -99,6 +123,9 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
     }
     for (const RegionBox& r : boxScratch)
         fragmentList[r.fragment].bounds.grow(r.box);
+    for (const RegionTet& r : wholeTetScratch)
+        for (Index n : sharedAsset->tetMesh.tets[r.tet])
+            fragmentList[r.fragment].bounds.grow(sharedAsset->tetMesh.nodes[n]);
 
     // Grid masks (TVCG §4.5): mark the new fragments' regions at the finest level, then update the
     // coarser levels bottom-up. The parent's bits stay (it is dead; sphereTest never asks for it).
@@ -106,6 +133,8 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
     dirtyScratch.clear();
     for (const RegionBox& r : boxScratch)
         fragmentGrid.mark(r.box, r.fragment, dirtyScratch);
+    for (const RegionTet& r : wholeTetScratch)
+        markTet(r.tet, r.fragment);
     fragmentGrid.propagate(dirtyScratch, result.fragments);
 
     // Sphere trees (TVCG §6.2-6.3): split the parent's tree, restructure, insert the crack points.
