@@ -159,7 +159,7 @@ private:
     Index epoch = 0;
     std::vector<Index> nodeStamp, tetStamp, regionStamp, seedStamp;
     std::vector<FragmentId> nodeLabel;
-    std::vector<Index> tetSlot;
+    std::vector<Index> tetSlot; // region tet: its cutTets entry if it has one, else its nodes' label
     std::vector<Index> regionTetList;
     std::vector<std::uint8_t> usedFragments;
     TetRegionScratch regionScratch;

@@ -46,13 +46,15 @@ void FragmentField::apply(const FractureResult& result, std::vector<RegionBox>& 
             target = rec.fragments[0];
         }
         else
-        {
-            for (Index node : tetMesh->tets[t])
-                if (nodeStamp[node] == epoch)
-                    target = nodeLabel[node];
-        }
+            target = tetSlot[t]; // the label check() found for the tet's nodes of the parent
         SHATTER_ASSERT(target != kNoFragment, "check() guarantees a label for every region tet");
-        // The parent's region in this tet is not cut again: it joins `target` as a whole.
+        // The parent's region in this tet is not cut again: it joins `target` as a whole. A tet
+        // never cut before is all one fragment's, and it is here for a node of the parent.
+        if (tetRecords[t] == kInvalidIndex)
+        {
+            wholeTets.push_back({target, t});
+            continue;
+        }
         RegionRef region;
         const bool found = findRegion(t, parent, region);
         SHATTER_ASSERT(found, "a region tet holds part of the parent");

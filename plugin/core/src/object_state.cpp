@@ -121,20 +121,24 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
         fragmentList.push_back({Aabb{}, parent, true});
         meshes.push_back(result.meshes.empty() ? nullptr : result.meshes[i]);
     }
-    for (const RegionBox& r : boxScratch)
-        fragmentList[r.fragment].bounds.grow(r.box);
-    for (const RegionTet& r : wholeTetScratch)
-        for (Index n : sharedAsset->tetMesh.tets[r.tet])
-            fragmentList[r.fragment].bounds.grow(sharedAsset->tetMesh.nodes[n]);
-
-    // Grid masks (TVCG §4.5): mark the new fragments' regions at the finest level, then update the
-    // coarser levels bottom-up. The parent's bits stay (it is dead; sphereTest never asks for it).
+    // Bounds and grid masks (TVCG §4.5), in one pass over the new fragments' regions: mark them at
+    // the finest level, then update the coarser levels bottom-up. The parent's bits stay (it is dead;
+    // sphereTest never asks for it).
     fragmentGrid.reserveFragments(fragmentCount());
     dirtyScratch.clear();
     for (const RegionBox& r : boxScratch)
+    {
+        fragmentList[r.fragment].bounds.grow(r.box);
         fragmentGrid.mark(r.box, r.fragment, dirtyScratch);
+    }
+    const TetMesh& mesh = sharedAsset->tetMesh;
     for (const RegionTet& r : wholeTetScratch)
+    {
+        Aabb& bounds = fragmentList[r.fragment].bounds;
+        for (Index n : mesh.tets[r.tet])
+            bounds.grow(mesh.nodes[n]);
         markTet(r.tet, r.fragment);
+    }
     fragmentGrid.propagate(dirtyScratch, result.fragments);
 
     // Sphere trees (TVCG §6.2-6.3): split the parent's tree, restructure, insert the crack points.
