@@ -178,6 +178,8 @@ void MultilevelGrid::mark(const CellRange& range, FragmentId f, std::vector<Inde
             for (Index x = range.lo[0]; x < range.lo[0] + range.count[0]; ++x)
             {
                 const Index c = row + x;
+                if (plane[c] & bit)
+                    continue; // marked (and made dirty) earlier in this batch, or already propagated
                 plane[c] |= bit;
                 if (stamp[c] != batch)
                 {

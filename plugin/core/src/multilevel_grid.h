@@ -71,7 +71,10 @@ public:
     /// The finest cells mark(box, ...) would set, when each axis spans at most 255 cells; otherwise
     /// `fits` is false (and the range unusable). Empty if the box misses the grid.
     CellRange cellRange(const Aabb& box, bool& fits) const;
-    /// mark() over a range from cellRange(): the same bits and dirty cells as mark() of its box.
+    /// mark() over a range from cellRange(): the same bits as mark() of its box, and the same dirty
+    /// cells provided f's bit was set before this batch only in cells whose coarser levels were
+    /// propagated since (a cell that already has the bit is skipped). ObjectState marks only new
+    /// fragments, whose bits are all unset before their event.
     void mark(const CellRange& range, FragmentId f, std::vector<Index>& dirty);
     /// Clears f's bit in every finest cell overlapping `box` (cells appended as by mark()).
     void clear(const Aabb& box, FragmentId f, std::vector<Index>& dirty);

@@ -132,11 +132,20 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
         fragmentGrid.mark(r.box, r.fragment, dirtyScratch);
     }
     const TetMesh& mesh = sharedAsset->tetMesh;
+    const std::vector<CellRange>& cells = *tetCells;
+    const CellRange* previous = nullptr; // neighbouring tets often overlap the same cells
+    FragmentId previousFragment = kNoFragment;
     for (const RegionTet& r : wholeTetScratch)
     {
         Aabb& bounds = fragmentList[r.fragment].bounds;
         for (Index n : mesh.tets[r.tet])
             bounds.grow(mesh.nodes[n]);
+        const CellRange& range = cells[r.tet];
+        if (previous && !range.empty() && r.fragment == previousFragment && range.lo == previous->lo &&
+            range.count == previous->count)
+            continue;
+        previous = &range;
+        previousFragment = r.fragment;
         markTet(r.tet, r.fragment);
     }
     fragmentGrid.propagate(dirtyScratch, result.fragments);
