@@ -1,6 +1,6 @@
 // The multilevel fragment grid (TVCG §4.5): level geometry, conservative culling against exact
 // sphere-box tests with more than a thousand fragments, the OR-of-children invariant after marking
-// and clearing, and effective culling of far spheres.
+// and clearing, marking by cell range as by box, and effective culling of far spheres.
 #include "multilevel_grid.h"
 #include "shatter/error.h"
 
@@ -123,6 +123,56 @@ TEST(MultilevelGrid, NeverCullsASphereTouchingAMarkedBoxWithOverAThousandFragmen
     std::printf("%u touching spheres kept; %.3f of %u spheres farther than 6r culled\n", touching,
                 Real(culled) / Real(far), far);
     EXPECT_GT(Real(culled) / Real(far), 0.8);
+}
+
+TEST(MultilevelGrid, MarkingACellRangeSetsTheSameBitsAndDirtyCellsAsItsBox)
+{
+    std::mt19937_64 rng(3);
+    MultilevelGrid byBox(unitBox(), 0.05);
+    MultilevelGrid byRange(unitBox(), 0.05);
+    const FragmentId fragments = 100;
+    byBox.reserveFragments(fragments);
+    byRange.reserveFragments(fragments);
+    std::vector<Index> dirtyBox, dirtyRange;
+    Index marked = 0;
+    for (const MarkedBox& b : randomBoxes(400, fragments, rng))
+    {
+        bool fits = false;
+        const CellRange range = byRange.cellRange(b.box, fits);
+        ASSERT_TRUE(fits);
+        byBox.mark(b.box, b.fragment, dirtyBox);
+        byRange.mark(range, b.fragment, dirtyRange);
+        marked += !range.empty();
+    }
+    EXPECT_GT(marked, 300u);
+    EXPECT_EQ(dirtyBox, dirtyRange);
+    const auto dims = byBox.dimensions(0);
+    for (FragmentId f = 0; f < fragments; ++f)
+        for (Index z = 0; z < dims[2]; ++z)
+            for (Index y = 0; y < dims[1]; ++y)
+                for (Index x = 0; x < dims[0]; ++x)
+                    ASSERT_EQ(byBox.cellHas(0, x, y, z, f), byRange.cellHas(0, x, y, z, f));
+
+    // A box outside the grid has an empty range; one spanning more than 255 cells does not fit.
+    Aabb outside;
+    outside.grow(Vec3(5, 5, 5));
+    outside.grow(Vec3(6, 6, 6));
+    bool fits = false;
+    EXPECT_TRUE(byRange.cellRange(outside, fits).empty());
+    EXPECT_TRUE(fits);
+    Aabb rod;
+    rod.grow(Vec3(0, 0, 0));
+    rod.grow(Vec3(1, 0.01, 0.01));
+    const MultilevelGrid fine(rod, 0.002); // 501 cells along x
+    fine.cellRange(rod, fits);
+    EXPECT_FALSE(fits);
+    Aabb part;
+    part.grow(Vec3(0.1, 0, 0));
+    part.grow(Vec3(0.2, 0.01, 0.01));
+    const int along = fine.cellRange(part, fits).count[0]; // 50 cells, 51 or 52 with round-off
+    EXPECT_GE(along, 50);
+    EXPECT_LE(along, 52);
+    EXPECT_TRUE(fits);
 }
 
 TEST(MultilevelGrid, CoarseCellsAreTheOrOfTheirChildren)

@@ -50,12 +50,21 @@ struct RegionRef
     int slot = 0;
 };
 
-/// One new fragment's region in one tet, reported by FragmentField::apply for bounds and grid marks.
+/// One new fragment's region in a cut tet (a record piece), reported by FragmentField::apply for
+/// bounds and grid marks.
 struct RegionBox
 {
     FragmentId fragment = kNoFragment;
     Index tet = kInvalidIndex;
-    Aabb box; ///< bounds of the region (exact for a record piece, the whole tet otherwise)
+    Aabb box; ///< bounds of the piece (exact; the whole tet if its clipped region came out empty)
+};
+
+/// An uncut tet that joins a new fragment as a whole, reported by FragmentField::apply: its region is
+/// the whole tet, so the caller bounds and marks it from the mesh (no box is computed for it).
+struct RegionTet
+{
+    FragmentId fragment = kNoFragment;
+    Index tet = kInvalidIndex;
 };
 
 /// The last propagation update of one node (FieldUpdateReport::trace).
@@ -124,9 +133,10 @@ public:
     /// and throws shatter::Error naming the problem. Touches only scratch memory.
     void check(const FractureResult& result);
     /// check(), then the update (TVCG §4.2): node labels, records (appended or relabelled), crack
-    /// initialisation and front propagation. Appends the regions of the new fragments to `boxes`.
-    /// Work is proportional to the parent's region. Nothing changes if check() throws.
-    void apply(const FractureResult& result, std::vector<RegionBox>& boxes,
+    /// initialisation and front propagation. Appends the regions of the new fragments to `boxes`
+    /// (record pieces) and `wholeTets` (uncut tets). Work is proportional to the parent's region.
+    /// Nothing changes if check() throws.
+    void apply(const FractureResult& result, std::vector<RegionBox>& boxes, std::vector<RegionTet>& wholeTets,
                FieldUpdateReport* report = nullptr);
 
 private:
@@ -149,7 +159,7 @@ private:
     Index epoch = 0;
     std::vector<Index> nodeStamp, tetStamp, regionStamp, seedStamp;
     std::vector<FragmentId> nodeLabel;
-    std::vector<Index> tetSlot;
+    std::vector<Index> tetSlot; // region tet: its cutTets entry if it has one, else its nodes' label
     std::vector<Index> regionTetList;
     std::vector<std::uint8_t> usedFragments;
     TetRegionScratch regionScratch;

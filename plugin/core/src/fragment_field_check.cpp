@@ -165,6 +165,7 @@ void FragmentField::check(const FractureResult& result)
             fail("tet " + str(t) + " holds part of fragment " + str(parent) +
                  " but none of its nodes: the result needs a one-piece record naming the new fragment of "
                  "that part");
+        tetSlot[t] = label; // apply() reads it back
     }
 
     for (FragmentId i = 0; i < count; ++i)

@@ -15,7 +15,7 @@ namespace shatter
 {
 
 void FragmentField::apply(const FractureResult& result, std::vector<RegionBox>& boxes,
-                          FieldUpdateReport* report)
+                          std::vector<RegionTet>& wholeTets, FieldUpdateReport* report)
 {
     check(result);
     const FragmentId parent = result.parent;
@@ -25,7 +25,8 @@ void FragmentField::apply(const FractureResult& result, std::vector<RegionBox>& 
 
     std::vector<Index> seeds;
     // One growth per event instead of repeated reallocation and copying.
-    boxes.reserve(boxes.size() + regionTetList.size() + 3 * result.cutTets.size());
+    boxes.reserve(boxes.size() + 4 * result.cutTets.size() + pieceTets[parent].size());
+    wholeTets.reserve(wholeTets.size() + regionTetList.size());
     records.reserve(records.size() + result.cutTets.size());
     planePool.reserve(planePool.size() + 4 * result.cutTets.size());
     Index newRecords = 0;
@@ -45,32 +46,34 @@ void FragmentField::apply(const FractureResult& result, std::vector<RegionBox>& 
             target = rec.fragments[0];
         }
         else
-        {
-            for (Index node : tetMesh->tets[t])
-                if (nodeStamp[node] == epoch)
-                    target = nodeLabel[node];
-        }
+            target = tetSlot[t]; // the label check() found for the tet's nodes of the parent
         SHATTER_ASSERT(target != kNoFragment, "check() guarantees a label for every region tet");
-        // The parent's region in this tet is not cut again: it joins `target` as a whole.
+        // The parent's region in this tet is not cut again: it joins `target` as a whole. A tet
+        // never cut before is all one fragment's, and it is here for a node of the parent.
+        if (tetRecords[t] == kInvalidIndex)
+        {
+            wholeTets.push_back({target, t});
+            continue;
+        }
         RegionRef region;
         const bool found = findRegion(t, parent, region);
         SHATTER_ASSERT(found, "a region tet holds part of the parent");
-        Aabb box;
-        for (Index node : tetMesh->tets[t])
-            box.grow(tetMesh->nodes[node]);
-        if (found && region.record != kInvalidIndex)
+        if (!found || region.record == kInvalidIndex)
         {
-            records[region.record].fragments[region.slot] = target;
-            pieceTets[target].push_back(t);
-            ++relabelled;
-            // Tighter bounds: the piece cut by its planes.
-            const TetCorners c = corners(t);
-            const auto piece = planes(records[region.record], region.slot);
-            boundingScratch.resize(piece.size());
-            const Aabb pieceBox = tetRegion(c, piece, clipTolerance(c), 0, boundingScratch, regionScratch);
-            if (!pieceBox.empty())
-                box = pieceBox;
+            wholeTets.push_back({target, t});
+            continue;
         }
+        records[region.record].fragments[region.slot] = target;
+        pieceTets[target].push_back(t);
+        ++relabelled;
+        // Tighter bounds: the piece cut by its planes (the whole tet if that comes out empty).
+        const TetCorners c = corners(t);
+        const auto piece = planes(records[region.record], region.slot);
+        boundingScratch.resize(piece.size());
+        Aabb box = tetRegion(c, piece, clipTolerance(c), 0, boundingScratch, regionScratch);
+        if (box.empty())
+            for (const Vec3& corner : c)
+                box.grow(corner);
         boxes.push_back({target, t, box});
     }
 

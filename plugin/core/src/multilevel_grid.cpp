@@ -129,6 +129,67 @@ void MultilevelGrid::forCells(const Aabb& box, Op&& op) const
                 op(L.cellIndex(x, y, z));
 }
 
+CellRange MultilevelGrid::cellRange(const Aabb& box, bool& fits) const
+{
+    fits = true;
+    CellRange range;
+    if (levels.empty())
+        return range;
+    const Level& L = levels[0];
+    std::array<Index, 3> lo{}, hi{};
+    for (int a = 0; a < 3; ++a)
+    {
+        // The same arithmetic as forCells, so that the range holds exactly its cells.
+        const Real u0 = (box.min[a] - origin[a]) / L.cellSize;
+        const Real u1 = (box.max[a] - origin[a]) / L.cellSize;
+        if (!(u1 >= 0 && u0 < Real(L.dims[a])))
+            return range;
+        lo[a] = Index(std::max(Real(0), std::floor(u0)));
+        hi[a] = Index(std::min(Real(L.dims[a] - 1), std::floor(u1)));
+        if (hi[a] < lo[a])
+            return range;
+    }
+    for (int a = 0; a < 3; ++a)
+    {
+        if (hi[a] - lo[a] >= 255)
+        {
+            fits = false;
+            return {};
+        }
+        range.lo[a] = lo[a];
+        range.count[a] = std::uint8_t(hi[a] - lo[a] + 1);
+    }
+    return range;
+}
+
+void MultilevelGrid::mark(const CellRange& range, FragmentId f, std::vector<Index>& dirty)
+{
+    SHATTER_ASSERT(!levels.empty() && f / 64 < wordCount);
+    if (range.empty())
+        return;
+    const Level& L = levels[0];
+    std::uint64_t* plane = words[0][f / 64].data();
+    Index* stamp = stamps[0].data();
+    const std::uint64_t bit = std::uint64_t(1) << (f % 64);
+    for (Index z = range.lo[2]; z < range.lo[2] + range.count[2]; ++z)
+        for (Index y = range.lo[1]; y < range.lo[1] + range.count[1]; ++y)
+        {
+            const Index row = L.cellIndex(0, y, z);
+            for (Index x = range.lo[0]; x < range.lo[0] + range.count[0]; ++x)
+            {
+                const Index c = row + x;
+                if (plane[c] & bit)
+                    continue; // marked (and made dirty) earlier in this batch, or already propagated
+                plane[c] |= bit;
+                if (stamp[c] != batch)
+                {
+                    stamp[c] = batch;
+                    dirty.push_back(c);
+                }
+            }
+        }
+}
+
 void MultilevelGrid::mark(const Aabb& box, FragmentId f, std::vector<Index>& dirty)
 {
     SHATTER_ASSERT(!levels.empty() && f / 64 < wordCount);

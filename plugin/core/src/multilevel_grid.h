@@ -22,6 +22,15 @@ struct MultilevelGridSettings
     std::size_t maxCells = std::size_t(1) << 21;
 };
 
+/// The finest cells a box overlaps: [lo[a], lo[a] + count[a]) per axis (count 0: none). A tet's range
+/// is fixed by the mesh, so ObjectState computes it once and marks whole tets from it.
+struct CellRange
+{
+    std::array<Index, 3> lo = {0, 0, 0};
+    std::array<std::uint8_t, 3> count = {0, 0, 0};
+    bool empty() const { return count[0] == 0; }
+};
+
 /// Cell bitmasks over all levels, stored per level as structure-of-arrays "word planes": word w of
 /// every cell of level l is contiguous (`words[l][w][cell]`), so a query reads eight nearby words of
 /// one plane and growing past 64·k fragments appends one plane per level without moving anything.
@@ -59,6 +68,14 @@ public:
     /// Sets f's bit in every finest cell overlapping `box`, appending the cells not yet in `dirty` since
     /// the last propagate() to it.
     void mark(const Aabb& box, FragmentId f, std::vector<Index>& dirty);
+    /// The finest cells mark(box, ...) would set, when each axis spans at most 255 cells; otherwise
+    /// `fits` is false (and the range unusable). Empty if the box misses the grid.
+    CellRange cellRange(const Aabb& box, bool& fits) const;
+    /// mark() over a range from cellRange(): the same bits as mark() of its box, and the same dirty
+    /// cells provided f's bit was set before this batch only in cells whose coarser levels were
+    /// propagated since (a cell that already has the bit is skipped). ObjectState marks only new
+    /// fragments, whose bits are all unset before their event.
+    void mark(const CellRange& range, FragmentId f, std::vector<Index>& dirty);
     /// Clears f's bit in every finest cell overlapping `box` (cells appended as by mark()).
     void clear(const Aabb& box, FragmentId f, std::vector<Index>& dirty);
     /// Bottom-up update: recomputes, for the word planes of `fragments`, every coarser cell above the

@@ -51,15 +51,38 @@ ObjectState::ObjectState(std::shared_ptr<const Asset> asset, const ObjectStateSe
     fragmentGrid = MultilevelGrid(bounds, settings.grid.cellFactor * meanEdge, settings.grid);
     fragmentList.push_back({bounds, kNoFragment, true});
     meshes.push_back(std::make_shared<const FragmentMesh>(FragmentMesh{a.surface, {}, {}}));
+    auto cells = std::make_shared<std::vector<CellRange>>(a.tetMesh.tetCount());
     for (Index t = 0; t < a.tetMesh.tetCount(); ++t)
     {
-        Aabb box;
-        for (Index n : a.tetMesh.tets[t])
-            box.grow(a.tetMesh.nodes[n]);
-        fragmentGrid.mark(box, 0, dirtyScratch);
+        bool fits = true;
+        CellRange& range = (*cells)[t];
+        range = fragmentGrid.cellRange(tetBox(t), fits);
+        if (!fits)
+            range.lo[0] = kInvalidIndex;
     }
+    tetCells = std::move(cells);
+    for (Index t = 0; t < a.tetMesh.tetCount(); ++t)
+        markTet(t, 0);
     const FragmentId zero = 0;
     fragmentGrid.propagate(dirtyScratch, std::span<const FragmentId>(&zero, 1));
+}
+
+Aabb ObjectState::tetBox(Index t) const
+{
+    const TetMesh& mesh = sharedAsset->tetMesh;
+    Aabb box;
+    for (Index n : mesh.tets[t])
+        box.grow(mesh.nodes[n]);
+    return box;
+}
+
+void ObjectState::markTet(Index t, FragmentId f)
+{
+    const CellRange& range = (*tetCells)[t];
+    if (range.lo[0] == kInvalidIndex)
+        fragmentGrid.mark(tetBox(t), f, dirtyScratch);
+    else
+        fragmentGrid.mark(range, f, dirtyScratch);
 }
 
 std::vector<FragmentId> ObjectState::liveFragments() const
@@ -88,7 +111,8 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
             throw Error("FractureResult", "a fragment mesh is missing (null)");
     forest.check(result, sharedAsset->tetMesh);
     boxScratch.clear();
-    fieldData.apply(result, boxScratch, report);
+    wholeTetScratch.clear();
+    fieldData.apply(result, boxScratch, wholeTetScratch, report);
 
     const FragmentId parent = result.parent;
     fragmentList[parent].alive = false;
@@ -97,15 +121,33 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
         fragmentList.push_back({Aabb{}, parent, true});
         meshes.push_back(result.meshes.empty() ? nullptr : result.meshes[i]);
     }
-    for (const RegionBox& r : boxScratch)
-        fragmentList[r.fragment].bounds.grow(r.box);
-
-    // Grid masks (TVCG §4.5): mark the new fragments' regions at the finest level, then update the
-    // coarser levels bottom-up. The parent's bits stay (it is dead; sphereTest never asks for it).
+    // Bounds and grid masks (TVCG §4.5), in one pass over the new fragments' regions: mark them at
+    // the finest level, then update the coarser levels bottom-up. The parent's bits stay (it is dead;
+    // sphereTest never asks for it).
     fragmentGrid.reserveFragments(fragmentCount());
     dirtyScratch.clear();
     for (const RegionBox& r : boxScratch)
+    {
+        fragmentList[r.fragment].bounds.grow(r.box);
         fragmentGrid.mark(r.box, r.fragment, dirtyScratch);
+    }
+    const TetMesh& mesh = sharedAsset->tetMesh;
+    const std::vector<CellRange>& cells = *tetCells;
+    const CellRange* previous = nullptr; // neighbouring tets often overlap the same cells
+    FragmentId previousFragment = kNoFragment;
+    for (const RegionTet& r : wholeTetScratch)
+    {
+        Aabb& bounds = fragmentList[r.fragment].bounds;
+        for (Index n : mesh.tets[r.tet])
+            bounds.grow(mesh.nodes[n]);
+        const CellRange& range = cells[r.tet];
+        if (previous && !range.empty() && r.fragment == previousFragment && range.lo == previous->lo &&
+            range.count == previous->count)
+            continue;
+        previous = &range;
+        previousFragment = r.fragment;
+        markTet(r.tet, r.fragment);
+    }
     fragmentGrid.propagate(dirtyScratch, result.fragments);
 
     // Sphere trees (TVCG §6.2-6.3): split the parent's tree, restructure, insert the crack points.

@@ -101,6 +101,10 @@ public:
     bool sphereTest(const Vec3& p, Real radius, FragmentId f, Real& lowerBound) const;
 
 private:
+    /// Bounds of tet t.
+    Aabb tetBox(Index t) const;
+    /// Sets f's bit in the finest cells of tet t's box (tetCells), appending new ones to dirtyScratch.
+    void markTet(Index t, FragmentId f);
     /// Test 3 of sphereTest: a lower bound of dist(p, f), −∞ where it proves nothing.
     Real distanceLowerBound(const Vec3& p, FragmentId f) const;
 
@@ -113,8 +117,12 @@ private:
     std::vector<std::shared_ptr<const FragmentMesh>> meshes; // per fragment
     Real meanEdge = 0;
     std::vector<float> tetMargin; // sphereTestMargin × longest edge, per tet
+    // Per tet: the finest grid cells its box overlaps (lo[0] = kInvalidIndex: too many, mark its box).
+    // Fixed by the mesh and the grid, so copies share it.
+    std::shared_ptr<const std::vector<CellRange>> tetCells;
     // apply() scratch.
     std::vector<RegionBox> boxScratch;
+    std::vector<RegionTet> wholeTetScratch;
     std::vector<Index> dirtyScratch;
 
     SphereForest forest; // one fracturable sphere tree per fragment (TVCG §6)
