@@ -49,11 +49,12 @@ FragmentRegion fragmentRegion(const FragmentField& field, FragmentId parent);
 /// Settings of computeCvd; checked there.
 struct CvdSettings
 {
-    int maxIterations = 20;    ///< Lloyd iterations (floods) at most, ≥ 1
+    int maxIterations = 30;    ///< Lloyd iterations (floods) at most, ≥ 1
     Real moveTolerance = 1e-3; ///< stop when every site moves less than this × the region's metric diameter
     /// Stop when a flood lowers E_D by at most this fraction of the previous flood's E_D (0: never), the
-    /// tail where Lloyd's sites creep along a flat valley of E_D (CVD Table 1 reports 3-18 iterations).
-    Real energyTolerance = 2e-3;
+    /// tail where Lloyd's sites creep along a flat valley of E_D. Off by default: the degree search
+    /// compares max_i E_D,i with γ, and stopping early makes its choice of N noisier.
+    Real energyTolerance = 0;
     unsigned threads = 1; ///< threads for the nearest-node search (0: all cores); results do not depend on it
     bool recordEnergies = true; ///< fill CvdStats::energyHistory
 };
