@@ -9,7 +9,10 @@
 // needed ("it is sufficient to store their high-dimensional positions and the cell-classification of
 // the nodes").
 //
-// Each iteration floods labels (cvd_flood.cpp) and moves the sites to their cells' centroids. The
+// Each iteration floods labels (cvd_flood.cpp) and moves the sites to their cells' centroids; the flood's
+// keys give E_D of its labels for free, and the loop stops once a flood gains less than
+// energyTolerance of E_D: Lloyd's method converges linearly and slowly along flat valleys of E_D, where
+// further floods move the cell boundaries by a node or two. The
 // centroid step never increases E_D for fixed labels; the flood step is the nearest-site assignment
 // restricted to connected cells, so it may raise E_D slightly where a node's nearest site is not
 // reachable through its own material. In practice E_D decreases to within rounding (cvd_test checks).
@@ -146,6 +149,8 @@ VoronoiLabelling computeCvd(const FragmentRegion& region, std::span<const Real> 
         throw Error(kSource, "maxIterations must be at least 1");
     if (!(settings.moveTolerance >= 0) || !std::isfinite(settings.moveTolerance))
         throw Error(kSource, "moveTolerance must be finite and non-negative");
+    if (!(settings.energyTolerance >= 0) || !std::isfinite(settings.energyTolerance))
+        throw Error(kSource, "energyTolerance must be finite and non-negative");
     if (weights.size() != n)
         throw Error(kSource,
                     "expected " + std::to_string(n) + " node weights, got " + std::to_string(weights.size()));
@@ -181,26 +186,48 @@ VoronoiLabelling computeCvd(const FragmentRegion& region, std::span<const Real> 
     st.diameter = metricDiameter(out.nodeCoords, dim);
     const Real tolerance = settings.moveTolerance * st.diameter;
 
-    std::vector<Real> sites(initialSites.begin(), initialSites.end());
+    std::vector<Real> sites(initialSites.begin(), initialSites.end()), old(sites.size());
     std::vector<std::uint32_t> labels, previous;
+    FloodWorkspace workspace;
+    setFloodCoordinates(workspace, out.nodeCoords, dimension);
+    // One flood from the current sites; returns E_D of its labels and those sites, Σ w_v ‖x_v − s‖²
+    // from the flood's own keys (the squared distance of each node to its site).
+    auto floodOnce = [&]
+    {
+        floodLabels(region, out.nodeCoords, dimension, sites, settings.threads, previous, workspace, labels);
+        ++st.iterations;
+        Real energy = 0;
+        for (std::size_t v = 0; v < n; ++v)
+            energy += weights[v] * workspace.key[v];
+        if (settings.recordEnergies)
+            st.energyHistory.push_back(energy);
+        return energy;
+    };
+    Real lastEnergy = 0;
+    bool justReseeded = false;
     for (int iteration = 0; iteration < settings.maxIterations; ++iteration)
     {
-        labels = floodLabels(region, out.nodeCoords, dimension, sites, settings.threads, previous);
-        ++st.iterations;
-        if (settings.recordEnergies)
-        {
-            const std::vector<Real> e = cellEnergies(out.nodeCoords, dimension, weights, labels, sites);
-            st.energyHistory.push_back(std::accumulate(e.begin(), e.end(), Real(0)));
-        }
+        const Real energy = floodOnce();
         if (labels == previous)
         {
             st.converged = true;
             break;
         }
+        // Lloyd's slow tail: the centroid step gains less than energyTolerance of E_D (after a reseed the
+        // energy is not comparable: a cell was just split).
+        if (iteration > 0 && !justReseeded && settings.energyTolerance > 0 &&
+            lastEnergy - energy <= settings.energyTolerance * lastEnergy)
+        {
+            st.converged = true;
+            break;
+        }
+        lastEnergy = energy;
         if (iteration + 1 == settings.maxIterations)
             break; // keep the sites that produced these labels
-        const std::vector<Real> old = sites;
-        st.reseeded += updateSites(out.nodeCoords, dim, weights, labels, sites);
+        old = sites;
+        const int reseeded = updateSites(out.nodeCoords, dim, weights, labels, sites);
+        st.reseeded += reseeded;
+        justReseeded = reseeded > 0;
         Real move2 = 0;
         for (std::size_t s = 0; s < siteCount; ++s)
         {
@@ -213,13 +240,7 @@ VoronoiLabelling computeCvd(const FragmentRegion& region, std::span<const Real> 
         if (std::sqrt(move2) < tolerance)
         {
             // The sites are (nearly) still: one last flood so that labels and sites agree.
-            labels = floodLabels(region, out.nodeCoords, dimension, sites, settings.threads, previous);
-            ++st.iterations;
-            if (settings.recordEnergies)
-            {
-                const std::vector<Real> e = cellEnergies(out.nodeCoords, dimension, weights, labels, sites);
-                st.energyHistory.push_back(std::accumulate(e.begin(), e.end(), Real(0)));
-            }
+            floodOnce();
             st.converged = true;
             break;
         }

@@ -49,8 +49,12 @@ FragmentRegion fragmentRegion(const FragmentField& field, FragmentId parent);
 /// Settings of computeCvd; checked there.
 struct CvdSettings
 {
-    int maxIterations = 30;    ///< Lloyd iterations (floods) at most, ≥ 1 (20-30 is typical)
+    int maxIterations = 30;    ///< Lloyd iterations (floods) at most, ≥ 1
     Real moveTolerance = 1e-3; ///< stop when every site moves less than this × the region's metric diameter
+    /// Stop when a flood lowers E_D by at most this fraction of the previous flood's E_D (0: never), the
+    /// tail where Lloyd's sites creep along a flat valley of E_D. Off by default: the degree search
+    /// compares max_i E_D,i with γ, and stopping early makes its choice of N noisier.
+    Real energyTolerance = 0;
     unsigned threads = 1; ///< threads for the nearest-node search (0: all cores); results do not depend on it
     bool recordEnergies = true; ///< fill CvdStats::energyHistory
 };
@@ -58,11 +62,11 @@ struct CvdSettings
 /// What computeCvd did.
 struct CvdStats
 {
-    int iterations = 0;              ///< floods performed
-    bool converged = false;          ///< labels stable or sites still (false: stopped by maxIterations)
-    int reseeded = 0;                ///< empty or weightless cells moved (CVD §3.3)
-    double milliseconds = 0;         ///< wall time of computeCvd
-    Real diameter = 0;               ///< diagonal of the region's bounding box in the metric space
+    int iterations = 0;      ///< floods performed
+    bool converged = false;  ///< labels stable, E_D stalled or sites still (false: stopped by maxIterations)
+    int reseeded = 0;        ///< empty or weightless cells moved (CVD §3.3)
+    double milliseconds = 0; ///< wall time of computeCvd
+    Real diameter = 0;       ///< diagonal of the region's bounding box in the metric space
     std::vector<Real> cellEnergy;    ///< E_D,i per site of the result (discrete CVD eq. 1, J·m² for α = 1)
     Real totalEnergy = 0;            ///< Σ cellEnergy: E_D of CVD eq. 3
     std::vector<Real> energyHistory; ///< E_D after each flood, with the sites that flooded
@@ -78,8 +82,9 @@ struct CvdStats
 ///  2. move each site to its cell's weighted centroid in the metric space (CVD eq. 14-15); an empty or
 ///     weightless cell is reseeded at the node with the largest energy contribution w·dist² of the
 ///     cell with the largest E_D,i;
-///  3. stop when no label changes, when every site moves less than moveTolerance × diameter (after one
-///     more flood so labels and sites agree), or after maxIterations.
+///  3. stop when no label changes, when a flood lowers E_D by at most energyTolerance of the previous
+///     flood's E_D (not right after a reseed), when every site moves less than moveTolerance × diameter
+///     (after one more flood so labels and sites agree), or after maxIterations.
 /// The result's labels are the last flood from its sites. Deterministic: ties break on (distance,
 /// site, node). Throws shatter::Error on bad input (sizes, NaN, negative weights, bad site count).
 VoronoiLabelling computeCvd(const FragmentRegion& region, std::span<const Real> weights,
@@ -90,6 +95,46 @@ VoronoiLabelling computeCvd(const FragmentRegion& region, std::span<const Real> 
 /// `coords` indexed by asset node or already by local node (see computeCvd). Throws on a size mismatch.
 std::vector<Real> gatherRegionCoords(const FragmentRegion& region, std::span<const Real> coords,
                                      int dimension);
+
+/// One entry of the flood's min-heap: node `node` would join site `site`'s cell at squared metric
+/// distance `key`. Ordered by (key, site, node), which makes the flood deterministic.
+struct FloodEntry
+{
+    Real key;
+    std::uint32_t site;
+    Index node;
+};
+
+/// Site counts up to which floodLabels computes every node's squared distance to every site up front,
+/// one coordinate component at a time over all nodes (a loop that vectorizes, with each sum formed in the
+/// same order as one distance at a time, so the keys and labels are the same bits); above it, each
+/// distance is computed when an edge offers it (about two per node and flood).
+constexpr std::size_t kFloodTableSites = 8;
+
+/// The buffers of floodLabels, kept by computeCvd across its Lloyd iterations so that a flood does not
+/// allocate. After a flood, `key[v]` is the squared metric distance of local node v to its own site
+/// (what the node contributes to E_D before its weight).
+struct FloodWorkspace
+{
+    std::vector<Real> columns;           ///< the flood's coordinates component-major (setFloodCoordinates)
+    std::vector<Real> table;             ///< site-major squared distances (≤ kFloodTableSites sites)
+    std::vector<Real> key;               ///< per node: the best (key, site) offered so far
+    std::vector<std::uint32_t> site;     ///< per node: the site of that offer
+    std::vector<Index> seedNode;         ///< per site: its start node
+    std::vector<Real> seedKey;           ///< per site: squared distance to its start node
+    std::vector<std::uint32_t> homeless; ///< sites whose start node is searched among all nodes
+    std::vector<FloodEntry> heap;        ///< 4-ary min-heap
+};
+
+/// Prepares `workspace` for floods over `localCoords` (dimension reals per local node); call again
+/// whenever the coordinates change.
+void setFloodCoordinates(FloodWorkspace& workspace, std::span<const Real> localCoords, int dimension);
+
+/// floodLabels into `labels` (resized to region.nodeCount()) with the buffers of `workspace`, which
+/// setFloodCoordinates prepared for `localCoords`.
+void floodLabels(const FragmentRegion& region, std::span<const Real> localCoords, int dimension,
+                 std::span<const Real> sites, unsigned threads, std::span<const std::uint32_t> previous,
+                 FloodWorkspace& workspace, std::vector<std::uint32_t>& labels);
 
 /// One flood (step 1 of computeCvd) from `sites` over local coordinates `localCoords`: a label per local
 /// node; every label is one connected set of nodes (nodes of region components no site's flood reaches

@@ -20,15 +20,14 @@
 
 #include <algorithm>
 #include <limits>
-#include <queue>
-#include <tuple>
 
 namespace shatter::fracture
 {
 namespace
 {
 
-constexpr std::uint32_t kUnlabelled = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kUnlabelled = 0x7fffffffu; // no offer yet (site counts stay below it)
+constexpr std::uint32_t kLabelled = 0x80000000u;   // flag in FloodWorkspace::site: the node took that site
 
 Real squaredDistance(const Real* a, const Real* b, int dimension)
 {
@@ -41,17 +40,62 @@ Real squaredDistance(const Real* a, const Real* b, int dimension)
     return sum;
 }
 
-struct HeapEntry
+/// Strict (key, site, node) order of heap entries. No two entries of a flood are equal (a node is
+/// pushed again only with a strictly smaller (key, site)), so the order of pops is fully determined.
+bool before(const FloodEntry& a, const FloodEntry& b)
 {
-    Real key;           // squared metric distance from the node to the site
-    std::uint32_t site; // the site whose cell would take the node
-    Index node;         // local node
+    if (a.key != b.key)
+        return a.key < b.key;
+    if (a.site != b.site)
+        return a.site < b.site;
+    return a.node < b.node;
+}
 
-    bool operator>(const HeapEntry& o) const
+// A 4-ary min-heap: half the levels of a binary heap, and a node's children share a cache line pair.
+constexpr std::size_t kArity = 4;
+
+void heapPush(std::vector<FloodEntry>& heap, const FloodEntry& e)
+{
+    std::size_t i = heap.size();
+    heap.push_back(e);
+    while (i > 0)
     {
-        return std::tie(key, site, node) > std::tie(o.key, o.site, o.node);
+        const std::size_t parent = (i - 1) / kArity;
+        if (!before(e, heap[parent]))
+            break;
+        heap[i] = heap[parent];
+        i = parent;
     }
-};
+    heap[i] = e;
+}
+
+FloodEntry heapPop(std::vector<FloodEntry>& heap)
+{
+    const FloodEntry top = heap.front();
+    const FloodEntry last = heap.back();
+    heap.pop_back();
+    const std::size_t size = heap.size();
+    if (size == 0)
+        return top;
+    std::size_t i = 0;
+    for (;;)
+    {
+        const std::size_t first = kArity * i + 1;
+        if (first >= size)
+            break;
+        std::size_t child = first;
+        const std::size_t end = std::min(size, first + kArity);
+        for (std::size_t c = first + 1; c < end; ++c)
+            if (before(heap[c], heap[child]))
+                child = c;
+        if (!before(heap[child], last))
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = last;
+    return top;
+}
 
 } // namespace
 
@@ -83,21 +127,22 @@ std::vector<std::uint32_t> nearestSiteLabels(std::span<const Real> localCoords, 
     return labels;
 }
 
-std::vector<std::uint32_t> floodLabels(const FragmentRegion& region, std::span<const Real> localCoords,
-                                       int dimension, std::span<const Real> sites, unsigned threads,
-                                       std::span<const std::uint32_t> previous)
+namespace
+{
+
+/// The flood proper, with `dist(s, v)` the squared distance of local node v to site s (always the
+/// same value for the same pair, computed by squaredDistance or read from the table).
+template <class Dist>
+void flood(const FragmentRegion& region, std::size_t siteCount, unsigned threads,
+           std::span<const std::uint32_t> previous, FloodWorkspace& ws, std::vector<std::uint32_t>& labels,
+           const Dist& dist)
 {
     const Index n = region.nodeCount();
-    const std::size_t dim = std::size_t(dimension);
-    SHATTER_ASSERT(localCoords.size() == dim * n);
-    const std::size_t siteCount = sites.size() / dim;
-    SHATTER_ASSERT(siteCount > 0 && n > 0);
-    SHATTER_ASSERT(previous.empty() || previous.size() == n);
 
     // Each site's start node: its nearest node among those `previous` gives it (one pass over the
     // nodes), else among all nodes (sites in parallel: independent, so deterministic). Lowest node on ties.
-    std::vector<Index> seedNode(siteCount, kInvalidIndex);
-    std::vector<Real> seedKey(siteCount, std::numeric_limits<Real>::infinity());
+    ws.seedNode.assign(siteCount, kInvalidIndex);
+    ws.seedKey.assign(siteCount, std::numeric_limits<Real>::infinity());
     if (!previous.empty())
     {
         for (Index v = 0; v < n; ++v)
@@ -105,104 +150,176 @@ std::vector<std::uint32_t> floodLabels(const FragmentRegion& region, std::span<c
             const std::uint32_t s = previous[v];
             if (s >= siteCount)
                 continue;
-            const Real d = squaredDistance(&localCoords[v * dim], &sites[s * dim], dimension);
-            if (d < seedKey[s])
+            const Real d = dist(s, v);
+            if (d < ws.seedKey[s])
             {
-                seedKey[s] = d;
-                seedNode[s] = v;
+                ws.seedKey[s] = d;
+                ws.seedNode[s] = v;
             }
         }
     }
-    std::vector<std::uint32_t> homeless;
+    ws.homeless.clear();
     for (std::size_t s = 0; s < siteCount; ++s)
-        if (seedNode[s] == kInvalidIndex)
-            homeless.push_back(std::uint32_t(s));
-    parallelFor(homeless.size(), threads,
+        if (ws.seedNode[s] == kInvalidIndex)
+            ws.homeless.push_back(std::uint32_t(s));
+    parallelFor(ws.homeless.size(), threads,
                 [&](std::size_t begin, std::size_t end)
                 {
                     for (std::size_t h = begin; h < end; ++h)
                     {
-                        const std::size_t s = homeless[h];
+                        const std::uint32_t s = ws.homeless[h];
                         for (Index v = 0; v < n; ++v)
                         {
-                            const Real d = squaredDistance(&localCoords[v * dim], &sites[s * dim], dimension);
-                            if (d < seedKey[s])
+                            const Real d = dist(s, v);
+                            if (d < ws.seedKey[s])
                             {
-                                seedKey[s] = d;
-                                seedNode[s] = v;
+                                ws.seedKey[s] = d;
+                                ws.seedNode[s] = v;
+                                if (d == 0)
+                                    break; // a site on a node (seeding puts them there): nothing is nearer
                             }
                         }
                     }
                 });
 
-    std::vector<std::uint32_t> labels(n, kUnlabelled);
-    std::vector<Real> bestKey(n, std::numeric_limits<Real>::infinity());
-    std::vector<std::uint32_t> bestSite(n, kUnlabelled);
-    std::vector<HeapEntry> storage;
-    storage.reserve(std::size_t(n) * 2);
-    std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap(std::greater<>(),
-                                                                                std::move(storage));
+    ws.key.assign(n, std::numeric_limits<Real>::infinity());
+    ws.site.assign(n, kUnlabelled);
+    ws.heap.clear();
+    ws.heap.reserve(std::size_t(n) * 2);
+    // ws.site[v] holds the site of v's best offer, with kLabelled set once v has taken it (one load
+    // tells the neighbour loop both). A node is offered again only with a strictly smaller (key, site).
+    // The key of a (site, node) pair is always the same distance, so an offer from the site the node
+    // already holds is skipped before its distance is needed: most neighbours of a popped node were
+    // offered its site by an earlier member of the same cell.
     auto offer = [&](Real key, std::uint32_t site, Index v)
     {
-        if (key < bestKey[v] || (key == bestKey[v] && site < bestSite[v]))
+        if (key < ws.key[v] || (key == ws.key[v] && site < ws.site[v]))
         {
-            bestKey[v] = key;
-            bestSite[v] = site;
-            heap.push({key, site, v});
+            ws.key[v] = key;
+            ws.site[v] = site;
+            heapPush(ws.heap, {key, site, v});
         }
     };
-    auto flood = [&]
+    auto drain = [&]
     {
-        while (!heap.empty())
+        while (!ws.heap.empty())
         {
-            const HeapEntry top = heap.top();
-            heap.pop();
-            if (labels[top.node] != kUnlabelled)
+            const FloodEntry top = heapPop(ws.heap);
+            if (ws.site[top.node] & kLabelled)
                 continue;
-            labels[top.node] = top.site;
-            const Real* site = &sites[std::size_t(top.site) * dim];
+            ws.site[top.node] = top.site | kLabelled;
             for (Index w : region.neighbors(top.node))
-                if (labels[w] == kUnlabelled)
-                    offer(squaredDistance(&localCoords[w * dim], site, dimension), top.site, w);
+            {
+                const std::uint32_t held = ws.site[w];
+                if (held != top.site && !(held & kLabelled))
+                    offer(dist(top.site, w), top.site, w);
+            }
         }
     };
     for (std::size_t s = 0; s < siteCount; ++s)
-        offer(seedKey[s], std::uint32_t(s), seedNode[s]);
-    flood();
+        offer(ws.seedKey[s], std::uint32_t(s), ws.seedNode[s]);
+    drain();
 
     // Components of the region that hold no site's nearest node (possible after earlier fractures, when
     // a fragment's material connects through tets without its nodes): each is flooded from its node
     // nearest to any site, in order of that distance.
-    std::vector<Index> missing;
+    std::vector<FloodEntry> starts;
     for (Index v = 0; v < n; ++v)
-        if (labels[v] == kUnlabelled)
-            missing.push_back(v);
-    if (missing.empty())
-        return labels;
-    std::vector<HeapEntry> starts;
-    starts.reserve(missing.size());
-    for (Index v : missing)
     {
-        HeapEntry e{std::numeric_limits<Real>::infinity(), 0, v};
-        for (std::size_t s = 0; s < siteCount; ++s)
+        if (ws.site[v] & kLabelled)
+            continue;
+        FloodEntry e{std::numeric_limits<Real>::infinity(), 0, v};
+        for (std::uint32_t s = 0; s < siteCount; ++s)
         {
-            const Real d = squaredDistance(&localCoords[v * dim], &sites[s * dim], dimension);
+            const Real d = dist(s, v);
             if (d < e.key)
             {
                 e.key = d;
-                e.site = std::uint32_t(s);
+                e.site = s;
             }
         }
         starts.push_back(e);
     }
-    std::sort(starts.begin(), starts.end(), [](const HeapEntry& a, const HeapEntry& b) { return b > a; });
-    for (const HeapEntry& e : starts)
+    std::sort(starts.begin(), starts.end(), before);
+    for (const FloodEntry& e : starts)
     {
-        if (labels[e.node] != kUnlabelled)
+        if (ws.site[e.node] & kLabelled)
             continue;
         offer(e.key, e.site, e.node);
-        flood();
+        drain();
     }
+    labels.resize(n);
+    for (Index v = 0; v < n; ++v)
+        labels[v] = ws.site[v] & ~kLabelled;
+}
+
+} // namespace
+
+void setFloodCoordinates(FloodWorkspace& ws, std::span<const Real> localCoords, int dimension)
+{
+    const std::size_t dim = std::size_t(dimension);
+    SHATTER_ASSERT(dim > 0 && localCoords.size() % dim == 0);
+    const std::size_t n = localCoords.size() / dim;
+    ws.columns.resize(localCoords.size());
+    for (std::size_t v = 0; v < n; ++v)
+        for (std::size_t c = 0; c < dim; ++c)
+            ws.columns[c * n + v] = localCoords[v * dim + c];
+}
+
+void floodLabels(const FragmentRegion& region, std::span<const Real> localCoords, int dimension,
+                 std::span<const Real> sites, unsigned threads, std::span<const std::uint32_t> previous,
+                 FloodWorkspace& ws, std::vector<std::uint32_t>& labels)
+{
+    const Index n = region.nodeCount();
+    const std::size_t dim = std::size_t(dimension);
+    SHATTER_ASSERT(localCoords.size() == dim * n && ws.columns.size() == localCoords.size());
+    const std::size_t siteCount = sites.size() / dim;
+    SHATTER_ASSERT(siteCount > 0 && siteCount < kUnlabelled && n > 0);
+    SHATTER_ASSERT(previous.empty() || previous.size() == n);
+
+    if (siteCount > kFloodTableSites)
+    {
+        flood(region, siteCount, threads, previous, ws, labels,
+              [&](std::uint32_t s, Index v)
+              { return squaredDistance(&localCoords[v * dim], &sites[std::size_t(s) * dim], dimension); });
+        return;
+    }
+    // The table: per site, Σ_c (x_v,c − s_c)² accumulated over c in increasing order for all nodes at
+    // once, the order squaredDistance sums in, in blocks of nodes that stay in the cache.
+    constexpr std::size_t kBlock = 512;
+    ws.table.assign(siteCount * n, 0);
+    for (std::size_t s = 0; s < siteCount; ++s)
+    {
+        const Real* site = &sites[s * dim];
+        Real* row = &ws.table[s * n];
+        for (std::size_t begin = 0; begin < n; begin += kBlock)
+        {
+            const std::size_t end = std::min<std::size_t>(n, begin + kBlock);
+            for (std::size_t c = 0; c < dim; ++c)
+            {
+                const Real sc = site[c];
+                const Real* column = &ws.columns[c * n];
+                for (std::size_t v = begin; v < end; ++v)
+                {
+                    const Real d = column[v] - sc;
+                    row[v] += d * d;
+                }
+            }
+        }
+    }
+    const Real* table = ws.table.data();
+    flood(region, siteCount, threads, previous, ws, labels,
+          [table, n](std::uint32_t s, Index v) { return table[std::size_t(s) * n + v]; });
+}
+
+std::vector<std::uint32_t> floodLabels(const FragmentRegion& region, std::span<const Real> localCoords,
+                                       int dimension, std::span<const Real> sites, unsigned threads,
+                                       std::span<const std::uint32_t> previous)
+{
+    FloodWorkspace workspace;
+    setFloodCoordinates(workspace, localCoords, dimension);
+    std::vector<std::uint32_t> labels;
+    floodLabels(region, localCoords, dimension, sites, threads, previous, workspace, labels);
     return labels;
 }
 

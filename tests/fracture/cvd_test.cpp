@@ -1,7 +1,8 @@
 // The discrete CVD of CVD §3.3 (fracture/src/cvd.h): Lloyd's method with flooding
 // on the tet nodes of a fragment. Energy decrease and convergence, connected cells covering every node
 // once, cell sizes under uniform and concentrated weights, determinism, regions of broken objects, bad
-// input, and the interior metric on the concave piggy bank.
+// input, the interior metric on the concave piggy bank, the fast flood against a plain one, and the
+// energy-based stop.
 #include "fracture_fixtures.h"
 #include "test_assets.h"
 
@@ -17,7 +18,9 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <random>
+#include <tuple>
 
 namespace shatter::test
 {
@@ -79,6 +82,93 @@ void expectValidLabelling(const FragmentRegion& region, const VoronoiLabelling& 
         EXPECT_GT(members[s], 0u) << what << ": cell " << s << " is empty";
         EXPECT_EQ(components[s], 1u) << what << ": cell " << s << " is not connected";
     }
+}
+
+/// The flood of CVD §3.3 written plainly, as floodLabels specifies it: std::priority_queue of (key, site,
+/// node), every edge out of a popped node offers its distance, start nodes by a full scan (within the
+/// previous cell when `previous` gives the site any node), unreached components flooded from their node
+/// nearest to any site, in order. floodLabels (distance table, skipped re-offers, reused buffers) must
+/// give the same labels.
+std::vector<std::uint32_t> referenceFlood(const FragmentRegion& region, std::span<const Real> coords,
+                                          int dimension, std::span<const Real> sites,
+                                          std::span<const std::uint32_t> previous)
+{
+    using Entry = std::tuple<Real, std::uint32_t, Index>;
+    const Index n = region.nodeCount();
+    const std::size_t dim = std::size_t(dimension), siteCount = sites.size() / dim;
+    auto dist = [&](std::size_t s, Index v)
+    {
+        Real sum = 0;
+        for (std::size_t c = 0; c < dim; ++c)
+        {
+            const Real d = coords[v * dim + c] - sites[s * dim + c];
+            sum += d * d;
+        }
+        return sum;
+    };
+    constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+    std::vector<std::uint32_t> labels(n, kNone), bestSite(n, kNone);
+    std::vector<Real> bestKey(n, std::numeric_limits<Real>::infinity());
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+    auto offer = [&](Real key, std::uint32_t s, Index v)
+    {
+        if (key < bestKey[v] || (key == bestKey[v] && s < bestSite[v]))
+        {
+            bestKey[v] = key;
+            bestSite[v] = s;
+            heap.emplace(key, s, v);
+        }
+    };
+    auto flood = [&]
+    {
+        while (!heap.empty())
+        {
+            const auto [key, s, v] = heap.top();
+            heap.pop();
+            if (labels[v] != kNone)
+                continue;
+            labels[v] = s;
+            for (Index w : region.neighbors(v))
+                if (labels[w] == kNone)
+                    offer(dist(s, w), s, w);
+        }
+    };
+    for (std::size_t s = 0; s < siteCount; ++s)
+    {
+        bool inPrevious = false;
+        for (Index v = 0; v < n && !previous.empty(); ++v)
+            inPrevious |= previous[v] == s;
+        Real best = std::numeric_limits<Real>::infinity();
+        Index start = 0;
+        for (Index v = 0; v < n; ++v)
+            if ((!inPrevious || previous[v] == s) && dist(s, v) < best)
+            {
+                best = dist(s, v);
+                start = v;
+            }
+        offer(best, std::uint32_t(s), start);
+    }
+    flood();
+    std::vector<Entry> starts;
+    for (Index v = 0; v < n; ++v)
+    {
+        if (labels[v] != kNone)
+            continue;
+        Entry e{std::numeric_limits<Real>::infinity(), 0, v};
+        for (std::size_t s = 0; s < siteCount; ++s)
+            if (dist(s, v) < std::get<0>(e))
+                e = {dist(s, v), std::uint32_t(s), v};
+        starts.push_back(e);
+    }
+    std::sort(starts.begin(), starts.end());
+    for (const auto& [key, s, v] : starts)
+    {
+        if (labels[v] != kNone)
+            continue;
+        offer(key, s, v);
+        flood();
+    }
+    return labels;
 }
 
 struct CvdRun
@@ -269,10 +359,128 @@ TEST(Cvd, BadInputThrows)
     CvdSettings settings;
     settings.maxIterations = 0;
     EXPECT_THROW(computeCvd(region, w, coords, 3, sites, settings), Error);
+    settings = {};
+    settings.energyTolerance = -1;
+    EXPECT_THROW(computeCvd(region, w, coords, 3, sites, settings), Error);
     EXPECT_THROW(computeCvd(FragmentRegion{}, w, coords, 3, sites), Error);
     EXPECT_THROW(
         seedSites(gatherRegionCoords(region, coords, 3), 3, region.nodeVolumes, region.nodeCount() + 1, 1),
         Error);
+}
+
+TEST(Cvd, FloodMatchesThePlainFloodOnRandomInputs)
+{
+    // Random metric coordinates (continuous, and rounded to a coarse grid so that keys tie often), sites
+    // at random points or on nodes, site counts on both sides of kFloodTableSites, with and without the
+    // previous labels, on a connected region and on one split in two by dropping the edges across a
+    // plane (the second component is then flooded from its own start). One workspace serves every case,
+    // as in computeCvd's iterations.
+    const auto asset = sharedAsset("cube");
+    const TetMesh& mesh = asset->tetMesh;
+    const FragmentRegion whole = wholeMeshRegion(mesh);
+    FragmentRegion split = whole;
+    split.adjacency.clear();
+    for (Index v = 0; v < split.nodeCount(); ++v)
+    {
+        for (Index w : whole.neighbors(v))
+            if ((mesh.nodes[whole.nodes[v]].x() < 0.1) == (mesh.nodes[whole.nodes[w]].x() < 0.1))
+                split.adjacency.push_back(w);
+        split.adjacencyOffsets[v + 1] = Index(split.adjacency.size());
+    }
+    ASSERT_LT(split.adjacency.size(), whole.adjacency.size());
+
+    std::mt19937_64 rng(2024);
+    std::uniform_real_distribution<Real> unit(-1, 1);
+    FloodWorkspace workspace;
+    std::vector<std::uint32_t> labels;
+    int cases = 0, tableCases = 0, splitCases = 0;
+    for (const FragmentRegion* region : {&whole, static_cast<const FragmentRegion*>(&split)})
+        for (int dimension : {3, 7})
+            for (bool coarse : {false, true})
+            {
+                const Index n = region->nodeCount();
+                std::vector<Real> coords(std::size_t(n) * dimension);
+                for (Real& x : coords)
+                    x = coarse ? std::round(4 * unit(rng)) : unit(rng);
+                setFloodCoordinates(workspace, coords, dimension);
+                std::vector<std::uint32_t> previous;
+                for (std::size_t siteCount : {std::size_t(1), std::size_t(3), kFloodTableSites,
+                                              kFloodTableSites + 1, std::size_t(20)})
+                {
+                    std::vector<Real> sites(siteCount * dimension);
+                    for (std::size_t s = 0; s < siteCount; ++s)
+                    {
+                        const Index node = Index(rng() % n);
+                        for (int c = 0; c < dimension; ++c)
+                            sites[s * dimension + c] = s % 2
+                                                           ? coords[std::size_t(node) * dimension + c]
+                                                           : (coarse ? std::round(4 * unit(rng)) : unit(rng));
+                    }
+                    for (bool withPrevious : {false, true})
+                    {
+                        // The previous labels come from the last case (other sites, maybe fewer): sites
+                        // they do not give any node search all nodes.
+                        const std::span<const std::uint32_t> prev =
+                            withPrevious ? std::span<const std::uint32_t>(previous)
+                                         : std::span<const std::uint32_t>();
+                        const std::vector<std::uint32_t> expected =
+                            referenceFlood(*region, coords, dimension, sites, prev);
+                        floodLabels(*region, coords, dimension, sites, 1, prev, workspace, labels);
+                        const std::string what =
+                            "case " + std::to_string(cases) + ": d = " + std::to_string(dimension) + ", " +
+                            std::to_string(siteCount) + " sites" + (coarse ? ", coarse" : "") +
+                            (withPrevious ? ", previous" : "") + (region == &split ? ", split" : "");
+                        ASSERT_EQ(labels, expected) << what;
+                        EXPECT_EQ(floodLabels(*region, coords, dimension, sites, 2, prev), expected) << what;
+                        // The workspace's keys are each node's squared distance to its own site.
+                        for (Index v = 0; v < n; v += 97)
+                        {
+                            Real d2 = 0;
+                            for (int c = 0; c < dimension; ++c)
+                            {
+                                const Real d = coords[std::size_t(v) * dimension + c] -
+                                               sites[std::size_t(labels[v]) * dimension + c];
+                                d2 += d * d;
+                            }
+                            EXPECT_EQ(workspace.key[v], d2) << what << ", node " << v;
+                        }
+                        ++cases;
+                        tableCases += siteCount <= kFloodTableSites;
+                        splitCases += region == &split;
+                    }
+                    previous = labels;
+                }
+            }
+    EXPECT_EQ(cases, 80);
+    EXPECT_GT(tableCases, 0);
+    EXPECT_GT(cases - tableCases, 0);
+    EXPECT_GT(splitCases, 0);
+}
+
+TEST(Cvd, EnergyToleranceStopsTheSlowTail)
+{
+    // energyTolerance ends Lloyd's method once a flood gains little; the energy it reaches stays close
+    // to that of running until the labels stop changing.
+    for (const char* name : {"plate", "piggy_bank"})
+    {
+        CvdSettings full;
+        full.energyTolerance = 0;
+        full.maxIterations = 200;
+        const CvdRun slow = uniformCvd(name, 12, 5, full);
+        CvdSettings early;
+        early.energyTolerance = 1e-3;
+        const CvdRun fast = uniformCvd(name, 12, 5, early);
+        std::printf("[cvd] %s, 12 sites: energy stop %d iterations, E_D %.6g; until stable %d iterations, "
+                    "E_D %.6g\n",
+                    name, fast.stats.iterations, fast.stats.totalEnergy, slow.stats.iterations,
+                    slow.stats.totalEnergy);
+        // Stopped by the energy gain (or the cap), well before the labels settle, at nearly the same E_D.
+        EXPECT_TRUE(fast.stats.converged || fast.stats.iterations == CvdSettings{}.maxIterations) << name;
+        EXPECT_LT(fast.stats.iterations, slow.stats.iterations) << name;
+        EXPECT_LT(fast.stats.totalEnergy, 1.02 * slow.stats.totalEnergy) << name;
+        EXPECT_TRUE(slow.stats.converged) << name;
+        expectValidLabelling(fast.region, fast.labelling, name);
+    }
 }
 
 TEST(Cvd, InteriorMetricSplitsFewerCellsOnThePiggyBank)
