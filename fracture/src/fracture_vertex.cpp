@@ -226,21 +226,45 @@ Vec3 solveVertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const
     return p;
 }
 
+void ChunkOutput::beginTet(const Tet& nodes)
+{
+    tetNodes = nodes;
+    tetNodeRefs.fill(kInvalidIndex);
+}
+
+void ChunkOutput::endTet()
+{
+    refEnd.push_back(Index(refs.size()));
+    triangleEnd.push_back(Index(triangles.size()));
+}
+
+Index ChunkOutput::node(Index n, const std::vector<Vec3>& meshNodes)
+{
+    for (int k = 0; k < 4; ++k)
+        if (tetNodes[k] == n)
+        {
+            if (tetNodeRefs[k] == kInvalidIndex)
+            {
+                SHATTER_ASSERT(n < kNodeRef, "node id too large for a vertex reference");
+                tetNodeRefs[k] = Index(refs.size());
+                refs.push_back(n | kNodeRef);
+                positions.push_back(meshNodes[n]);
+            }
+            return tetNodeRefs[k];
+        }
+    SHATTER_ASSERT(false, "a node vertex that is not a node of the current tet");
+    return kInvalidIndex;
+}
+
 Index ChunkOutput::vertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const Vec3* fallback)
 {
-    const Index next = Index(keys.size());
     if (isNodeKey(key))
-    {
-        const auto [it, inserted] = nodeLookup.try_emplace(key.nodes[0], next);
-        if (!inserted)
-            return it->second;
-    }
-    else
-    {
-        const auto [it, inserted] = lookup.try_emplace(key, next);
-        if (!inserted)
-            return it->second;
-    }
+        return node(key.nodes[0], meshNodes);
+    const Index next = Index(refs.size());
+    const auto [it, inserted] = lookup.try_emplace(key, next);
+    if (!inserted)
+        return it->second;
+    refs.push_back(Index(keys.size()));
     keys.push_back(key);
     if (key.nodeCount == 0)
     {

@@ -13,10 +13,13 @@
 namespace shatter::fracture::detail
 {
 
-void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<Index>& pieceFragment,
-                    Index fragmentCount, const TessellationSettings& /*options*/, FractureResult& result,
+void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chunks,
+                    const std::vector<Index>& pieceFragment, Index fragmentCount, FractureResult& result,
                     TessellationStats& stats)
 {
+    const Region& region = ctx.region;
+    const TetMesh& mesh = ctx.state.asset().tetMesh;
+    const TetFaces& faces = *region.faces;
     std::unordered_map<VertexKey, Index, VertexKeyHash> global;
     std::vector<Vec3> positions;
     struct Tri
@@ -26,9 +29,9 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
         std::uint8_t crack;
     };
     std::vector<Tri> triangles;
-    std::vector<Index> remap;
-    // Node keys (isNodeKey) by node id: the same first-come numbering as the key map, cheaper.
-    std::vector<Index> nodeGlobal;
+    std::vector<Index> remap, keyGlobal;
+    // Global vertex ids in order of first use over the region tets in order; node vertices by node id.
+    std::vector<Index> nodeGlobal(mesh.nodeCount(), kInvalidIndex);
     std::size_t keyCount = 0, triangleCount = 0;
     for (const ChunkOutput& chunk : chunks)
     {
@@ -36,36 +39,86 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
         triangleCount += chunk.triangles.size();
     }
     global.reserve(keyCount);
-    positions.reserve(keyCount);
-    triangles.reserve(triangleCount);
-    for (const ChunkOutput& chunk : chunks)
+    positions.reserve(keyCount + mesh.surfaceNodeCount);
+    triangles.reserve(triangleCount + 2 * std::size_t(mesh.surfaceNodeCount));
+    auto nodeId = [&](Index node)
     {
-        remap.resize(chunk.keys.size());
-        for (std::size_t i = 0; i < chunk.keys.size(); ++i)
+        Index& id = nodeGlobal[node];
+        if (id == kInvalidIndex)
         {
-            const VertexKey& key = chunk.keys[i];
-            if (isNodeKey(key))
+            id = Index(positions.size());
+            positions.push_back(ctx.meshNodes[node]);
+        }
+        return id;
+    };
+    const Index slotCount = Index(region.tets.size());
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+    {
+        const ChunkOutput& chunk = chunks[c];
+        remap.resize(chunk.refs.size());
+        keyGlobal.assign(chunk.keys.size(), kInvalidIndex);
+        std::size_t next = 0; // next cut tet of the chunk
+        const Index last = std::min<Index>(Index(c + 1) * kChunkSlots, slotCount);
+        for (Index slot = Index(c) * kChunkSlots; slot < last; ++slot)
+        {
+            if (next < chunk.slots.size() && chunk.slots[next] == slot)
             {
-                if (key.nodes[0] >= nodeGlobal.size())
-                    nodeGlobal.resize(std::max<std::size_t>(key.nodes[0] + 1, 2 * nodeGlobal.size()),
-                                      kInvalidIndex);
-                Index& id = nodeGlobal[key.nodes[0]];
-                if (id == kInvalidIndex)
+                const Index refBegin = next ? chunk.refEnd[next - 1] : 0;
+                const Index triBegin = next ? chunk.triangleEnd[next - 1] : 0;
+                for (Index r = refBegin; r < chunk.refEnd[next]; ++r)
                 {
-                    id = Index(positions.size());
-                    positions.push_back(chunk.positions[i]);
+                    const Index ref = chunk.refs[r];
+                    if (ref & ChunkOutput::kNodeRef)
+                    {
+                        remap[r] = nodeId(ref & ~ChunkOutput::kNodeRef);
+                        continue;
+                    }
+                    Index& id = keyGlobal[ref];
+                    if (id == kInvalidIndex)
+                    {
+                        const auto [it, inserted] =
+                            global.try_emplace(chunk.keys[ref], Index(positions.size()));
+                        if (inserted)
+                            positions.push_back(chunk.positions[r]);
+                        id = it->second;
+                    }
+                    remap[r] = id;
                 }
-                remap[i] = id;
+                for (Index i = triBegin; i < chunk.triangleEnd[next]; ++i)
+                {
+                    const OutTriangle& t = chunk.triangles[i];
+                    triangles.push_back(
+                        {pieceFragment[t.piece], {remap[t.v[0]], remap[t.v[1]], remap[t.v[2]]}, t.crack});
+                }
+                ++next;
                 continue;
             }
-            const auto [it, inserted] = global.try_emplace(key, Index(positions.size()));
-            if (inserted)
-                positions.push_back(chunk.positions[i]);
-            remap[i] = it->second;
+            // An uncut tet: its boundary faces (original surface, crack 0; or facing a tet without the
+            // parent, crack 1) as single triangles of its one piece, corners the mesh nodes.
+            const Index t = region.tets[slot];
+            const std::array<Index, 4>& across = faces.across[t];
+            if (across[0] != kInvalidIndex && across[1] != kInvalidIndex && across[2] != kInvalidIndex &&
+                across[3] != kInvalidIndex && region.tetSlot[across[0]] != kInvalidIndex &&
+                region.tetSlot[across[1]] != kInvalidIndex && region.tetSlot[across[2]] != kInvalidIndex &&
+                region.tetSlot[across[3]] != kInvalidIndex)
+                continue;
+            const Tet& tet = mesh.tets[t];
+            const Index fragment = pieceFragment[region.pieceStart[slot]];
+            for (int f = 0; f < 4; ++f)
+            {
+                const Index other = across[f];
+                const bool crack = other != kInvalidIndex && region.tetSlot[other] == kInvalidIndex;
+                if (other != kInvalidIndex && !crack)
+                    continue;
+                // kTetFaces is clockwise from outside: swap two corners for an outward triangle. Ids
+                // are given in the order c[1], c[2], c[0].
+                const auto& k = kTetFaces[f];
+                const Index v1 = nodeId(tet[k[1]]);
+                const Index v2 = nodeId(tet[k[2]]);
+                const Index v0 = nodeId(tet[k[0]]);
+                triangles.push_back({fragment, {v0, v2, v1}, std::uint8_t(crack)});
+            }
         }
-        for (const OutTriangle& t : chunk.triangles)
-            triangles.push_back(
-                {pieceFragment[t.piece], {remap[t.v[0]], remap[t.v[1]], remap[t.v[2]]}, t.crack});
     }
     // Position weld (a safety net: with complete keys no vertex needed it in the stress runs): a point
     // reached through two different keys (a corner of a clipped polytope that lies on more planes than
@@ -156,10 +209,23 @@ void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<In
     for (const auto& [key, id] : global)
         stats.fractureVertices += key.nodeCount >= 2;
 
-    // Per fragment, vertices numbered in order of first use (triangles stably grouped by fragment).
-    std::stable_sort(triangles.begin(), triangles.end(),
-                     [](const Tri& a, const Tri& b) { return a.fragment < b.fragment; });
+    // Per fragment, vertices numbered in order of first use (triangles stably grouped by fragment:
+    // a counting sort).
+    std::vector<Index> fragmentStart(fragmentCount + 1, 0);
+    for (const Tri& t : triangles)
+        ++fragmentStart[t.fragment + 1];
+    for (Index f = 0; f < fragmentCount; ++f)
+        fragmentStart[f + 1] += fragmentStart[f];
     std::vector<FragmentMesh> meshes(fragmentCount);
+    for (Index f = 0; f < fragmentCount; ++f)
+    {
+        meshes[f].surface.triangles.reserve(fragmentStart[f + 1] - fragmentStart[f]);
+        meshes[f].crack.reserve(fragmentStart[f + 1] - fragmentStart[f]);
+    }
+    std::vector<Tri> grouped(triangles.size());
+    for (const Tri& t : triangles)
+        grouped[fragmentStart[t.fragment]++] = t;
+    triangles = std::move(grouped);
     std::vector<Index> local(positions.size(), kInvalidIndex);
     std::vector<Index> stamp(positions.size(), kInvalidIndex);
     for (const Tri& t : triangles)

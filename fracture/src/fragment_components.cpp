@@ -39,11 +39,11 @@ Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector
     {
         for (int f = 0; f < 4; ++f)
         {
-            const Index other = region.across[slot][f];
+            const Index other = region.faces->across[region.tets[slot]][f];
             if (other == kInvalidIndex || region.tetSlot[other] == kInvalidIndex)
                 continue;
             const Index oslot = region.tetSlot[other];
-            const int g = region.acrossFace[slot][f];
+            const int g = region.faces->acrossFace[region.tets[slot]][f];
             if (g < 0)
                 continue;
             for (Index p = region.pieceStart[slot]; p < region.pieceStart[slot + 1]; ++p)

@@ -83,50 +83,7 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
             region.tets.push_back(t);
             region.precut.push_back(field.isCut(t) ? 1 : 0);
         }
-    // Face neighbours: the other tet holding the three nodes of the face. A face of the (manifold) tet
-    // mesh has at most two tets, so a neighbour found from one side is also set from the other.
-    constexpr Index kUnknown = kInvalidIndex - 1;
-    region.across.assign(region.tets.size(), {kUnknown, kUnknown, kUnknown, kUnknown});
-    region.acrossFace.assign(region.tets.size(), {-1, -1, -1, -1});
-    for (Index slot = 0; slot < region.tets.size(); ++slot)
-    {
-        const Index t = region.tets[slot];
-        const Tet& tet = mesh.tets[t];
-        for (int f = 0; f < 4; ++f)
-        {
-            if (region.across[slot][f] != kUnknown)
-                continue;
-            const auto& c = kTetFaces[f];
-            Index other = kInvalidIndex;
-            int otherFace = -1;
-            const Index a = tet[c[0]], b = tet[c[1]], d = tet[c[2]];
-            for (Index i = mesh.nodeTetOffsets[a]; i < mesh.nodeTetOffsets[a + 1] && other == kInvalidIndex;
-                 ++i)
-            {
-                const Index u = mesh.nodeTets[i];
-                if (u == t)
-                    continue;
-                const Tet& o = mesh.tets[u];
-                auto has = [&](Index n)
-                {
-                    return o[0] == n || o[1] == n || o[2] == n || o[3] == n;
-                };
-                if (!has(b) || !has(d))
-                    continue;
-                other = u;
-                otherFace = 0; // face k of a tet is opposite its node k: the node not in this face
-                while (o[otherFace] == a || o[otherFace] == b || o[otherFace] == d)
-                    ++otherFace;
-            }
-            region.across[slot][f] = other;
-            region.acrossFace[slot][f] = std::int8_t(otherFace);
-            if (other != kInvalidIndex && region.tetSlot[other] != kInvalidIndex)
-            {
-                region.across[region.tetSlot[other]][otherFace] = t;
-                region.acrossFace[region.tetSlot[other]][otherFace] = std::int8_t(f);
-            }
-        }
-    }
+    region.faces = tetFaces(state);
 }
 
 // Pieces: the sites of each region tet's nodes (Region::nodeSite), increasing.
@@ -147,6 +104,8 @@ void buildPieces(const TetMesh& mesh, Region& region)
         for (int i = 1; i < count; ++i) // insertion sort (≤ 4 entries)
             for (int j = i; j > 0 && sites[j] < sites[j - 1]; --j)
                 std::swap(sites[j], sites[j - 1]);
+        if (region.precut[slot] || count >= 2)
+            region.cutSlots.push_back(slot);
         if (count == 0)
         {
             region.pieceSite.push_back(kNoSite);
@@ -190,25 +149,28 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     const TessContext ctx{state, labels, options, region, table, mesh.nodes};
     buildValueTable(ctx, table, stats);
 
-    // Geometry, in fixed chunks of region tets.
-    constexpr Index kChunk = 128;
-    const Index chunkCount = (Index(region.tets.size()) + kChunk - 1) / kChunk;
+    // Geometry of the cut tets, in fixed windows of region slots (kChunkSlots). The other region tets
+    // lie wholly in one piece: their boundary faces are added when the meshes are assembled.
+    const Index chunkCount = (Index(region.tets.size()) + kChunkSlots - 1) / kChunkSlots;
     std::vector<ChunkOutput> chunks(chunkCount);
+    for (Index slot : region.cutSlots)
+        chunks[slot / kChunkSlots].slots.push_back(slot);
     std::vector<std::uint8_t> touch(region.pieceTouch);
     // oneTBB over the chunks; each chunk writes only its own output and its own tets' pieces, and
-    // the chunks are merged in order below, so the result does not depend on the thread count.
+    // the chunks are merged in order, so the result does not depend on the thread count.
     auto emitChunks = [&](const tbb::blocked_range<std::size_t>& range)
     {
         for (std::size_t c = range.begin(); c < range.end(); ++c)
         {
-            const Index first = Index(c) * kChunk;
-            const Index last = std::min<Index>(first + kChunk, Index(region.tets.size()));
-            for (Index slot = first; slot < last; ++slot)
+            ChunkOutput& out = chunks[c];
+            for (Index slot : out.slots)
             {
+                out.beginTet(mesh.tets[region.tets[slot]]);
                 if (region.precut[slot])
-                    emitPrecutTet(ctx, slot, chunks[c], touch);
+                    emitPrecutTet(ctx, slot, out, touch);
                 else
-                    emitWholeTet(ctx, slot, chunks[c]);
+                    emitWholeTet(ctx, slot, out);
+                out.endTet();
             }
         }
     };
@@ -227,10 +189,11 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         for (int s = 0; s < 4; ++s)
             stats.schemes[s] += c.schemes[s];
     }
-    for (Index t : region.tets)
+    // Slivers (no parent node) are tets cut earlier: a tet first cut now holds a parent node.
+    for (Index slot : region.cutSlots)
     {
         bool parentNode = false;
-        for (Index n : mesh.tets[t])
+        for (Index n : mesh.tets[region.tets[slot]])
             parentNode |= region.nodeEntry[n] != kInvalidIndex;
         stats.slivers += !parentNode;
     }
@@ -267,8 +230,8 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.nodeFragments[i] = first + fragment;
     }
 
-    // Records: every tet with two or more pieces, and one-piece records for slivers.
-    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    // Records: every tet with two or more pieces, and one-piece records for slivers (all cut tets).
+    for (Index slot : region.cutSlots)
     {
         const Index begin = region.pieceStart[slot], count = region.pieceStart[slot + 1] - begin;
         const Tet& tet = mesh.tets[region.tets[slot]];
@@ -299,11 +262,12 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutTets.push_back(rec);
     }
 
-    // Cut edges: parent edges whose nodes carry different sites (each crossed once, see values file).
+    // Cut edges: parent edges whose nodes carry different sites (each crossed once, see values file);
+    // their tets have two or more pieces, so they are cut tets.
     std::vector<std::array<Index, 2>> edges;
-    for (Index t : region.tets)
+    for (Index slot : region.cutSlots)
     {
-        const Tet& tet = mesh.tets[t];
+        const Tet& tet = mesh.tets[region.tets[slot]];
         for (const auto& e : kTetEdges)
         {
             Index a = tet[e[0]], b = tet[e[1]];
@@ -330,7 +294,7 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutEdges.push_back(cut);
     }
 
-    assembleMeshes(chunks, pieceFragment, fragmentCount, options, result, stats);
+    assembleMeshes(ctx, chunks, pieceFragment, fragmentCount, result, stats);
     for (Index f = 0; f < fragmentCount; ++f)
         stats.mass.push_back(computeMassProperties(result.meshes[f]->surface, options.density,
                                                    "fragment " + std::to_string(first + f)));

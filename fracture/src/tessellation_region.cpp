@@ -243,7 +243,7 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
     std::array<int, 4> faceKind{};
     for (int f = 0; f < 4; ++f)
     {
-        const Index other = region.across[slot][f];
+        const Index other = region.faces->across[t][f];
         faceKind[f] = other == kInvalidIndex ? 1 : (region.tetSlot[other] == kInvalidIndex ? 2 : 0);
     }
 
@@ -270,7 +270,7 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
             if (!(c.mask & (1u << k)))
                 local[n++] = k;
         if (n == 1)
-            return out.vertex(nodeKey(tet[local[0]]), ctx.meshNodes);
+            return out.node(tet[local[0]], ctx.meshNodes);
         key.nodeCount = std::uint8_t(n);
         for (int i = 0; i < n; ++i)
             key.nodes[i] = tet[local[i]];

@@ -20,6 +20,8 @@
 // Every collapse choice depends only on the simplex's sorted node ids, so neighbouring tets agree.
 #include "tessellation_detail.h"
 
+#include "shatter/error.h"
+
 #include <algorithm>
 
 namespace shatter::fracture::detail
@@ -78,26 +80,17 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
     std::array<int, 4> faceKind{};
     for (int f = 0; f < 4; ++f)
     {
-        const Index other = region.across[slot][f];
+        const Index other = region.faces->across[t][f];
         faceKind[f] = other == kInvalidIndex ? 1 : (region.tetSlot[other] == kInvalidIndex ? 2 : 0);
     }
 
     auto node = [&](int k)
     {
-        return out.vertex(nodeKey(tet[k]), ctx.meshNodes);
+        return out.node(tet[k], ctx.meshNodes);
     };
 
-    if (pieceCount == 1)
-    {
-        for (int f = 0; f < 4; ++f)
-            if (faceKind[f] != 0)
-            {
-                // kTetFaces is clockwise from outside: swap two corners for an outward triangle.
-                const auto& c = kTetFaces[f];
-                out.triangle(piece[c[0]], node(c[0]), node(c[2]), node(c[1]), std::uint8_t(faceKind[f] == 2));
-            }
-        return;
-    }
+    // A tet of one piece is not a cut tet: its boundary faces are added by assembleMeshes.
+    SHATTER_ASSERT(pieceCount >= 2, "emitWholeTet needs a cut tet");
 
     // Scheme statistics (3+1, 2+2, 2+1+1, 1+1+1+1).
     {
