@@ -13,6 +13,13 @@
 namespace shatter::fracture::detail
 {
 
+namespace
+{
+
+constexpr std::uint64_t kNoCell = ~std::uint64_t(0); // cells use 63 bits
+
+} // namespace
+
 void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chunks,
                     const std::vector<Index>& pieceFragment, Index fragmentCount, FractureResult& result,
                     TessellationStats& stats)
@@ -52,47 +59,60 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
         return id;
     };
     const Index slotCount = Index(region.tets.size());
-    for (std::size_t c = 0; c < chunks.size(); ++c)
+    std::size_t c = 0, cursor = 0; // the cursor cut tet: chunks[c].slots[cursor]
+    auto startChunk = [&]
     {
-        const ChunkOutput& chunk = chunks[c];
-        remap.resize(chunk.refs.size());
-        keyGlobal.assign(chunk.keys.size(), kInvalidIndex);
-        std::size_t next = 0; // next cut tet of the chunk
-        const Index last = std::min<Index>(Index(c + 1) * kChunkSlots, slotCount);
-        for (Index slot = Index(c) * kChunkSlots; slot < last; ++slot)
+        if (c < chunks.size())
         {
-            if (next < chunk.slots.size() && chunk.slots[next] == slot)
+            remap.resize(chunks[c].refs.size());
+            keyGlobal.assign(chunks[c].keys.size(), kInvalidIndex);
+        }
+    };
+    startChunk();
+    for (Index slot = 0; slot < slotCount; ++slot)
+    {
+        if (c < chunks.size() && chunks[c].slots[cursor] == slot)
+        {
+            const ChunkOutput& chunk = chunks[c];
+            const Index refBegin = cursor ? chunk.refEnd[cursor - 1] : 0;
+            const Index triBegin = cursor ? chunk.triangleEnd[cursor - 1] : 0;
+            for (Index r = refBegin; r < chunk.refEnd[cursor]; ++r)
             {
-                const Index refBegin = next ? chunk.refEnd[next - 1] : 0;
-                const Index triBegin = next ? chunk.triangleEnd[next - 1] : 0;
-                for (Index r = refBegin; r < chunk.refEnd[next]; ++r)
+                const Index ref = chunk.refs[r];
+                if (ref & ChunkOutput::kNodeRef)
                 {
-                    const Index ref = chunk.refs[r];
-                    if (ref & ChunkOutput::kNodeRef)
-                    {
-                        remap[r] = nodeId(ref & ~ChunkOutput::kNodeRef);
-                        continue;
-                    }
-                    Index& id = keyGlobal[ref];
-                    if (id == kInvalidIndex)
-                    {
-                        const auto [it, inserted] =
-                            global.try_emplace(chunk.keys[ref], Index(positions.size()));
-                        if (inserted)
-                            positions.push_back(chunk.positions[r]);
-                        id = it->second;
-                    }
-                    remap[r] = id;
+                    remap[r] = nodeId(ref & ~ChunkOutput::kNodeRef);
+                    continue;
                 }
-                for (Index i = triBegin; i < chunk.triangleEnd[next]; ++i)
+                Index& id = keyGlobal[ref];
+                if (id == kInvalidIndex)
                 {
-                    const OutTriangle& t = chunk.triangles[i];
-                    triangles.push_back(
-                        {pieceFragment[t.piece], {remap[t.v[0]], remap[t.v[1]], remap[t.v[2]]}, t.crack});
+                    const auto [it, inserted] = global.try_emplace(chunk.keys[ref], Index(positions.size()));
+                    if (inserted)
+                    {
+                        positions.push_back(chunk.positions[r]);
+                        stats.constrainedVertices += chunk.keyStatus[ref] == VertexStatus::Constrained;
+                        stats.singularVertices += chunk.keyStatus[ref] == VertexStatus::Singular;
+                    }
+                    id = it->second;
                 }
-                ++next;
-                continue;
+                remap[r] = id;
             }
+            for (Index i = triBegin; i < chunk.triangleEnd[cursor]; ++i)
+            {
+                const OutTriangle& t = chunk.triangles[i];
+                triangles.push_back(
+                    {pieceFragment[t.piece], {remap[t.v[0]], remap[t.v[1]], remap[t.v[2]]}, t.crack});
+            }
+            if (++cursor == chunk.slots.size())
+            {
+                ++c;
+                cursor = 0;
+                startChunk();
+            }
+            continue;
+        }
+        {
             // An uncut tet: its boundary faces (original surface, crack 0; or facing a tet without the
             // parent, crack 1) as single triangles of its one piece, corners the mesh nodes.
             const Index t = region.tets[slot];
@@ -131,21 +151,36 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
         for (const Vec3& p : positions)
             box.grow(p);
         const Real eps = 1e-10 * std::max(box.extent().norm(), Real(1e-300));
-        // Representatives per cell as linked lists in insertion order (head, tail, next): the same
-        // scan order as one vector per cell, without an allocation per cell.
-        std::unordered_map<std::uint64_t, std::pair<Index, Index>> grid;
-        grid.reserve(positions.size());
-        std::vector<Index> next(positions.size(), kInvalidIndex);
-        auto cellOf = [&](const Vec3& p, int dx, int dy, int dz)
+        // Representatives per cell as linked lists in insertion order (head, tail, next), the cells in
+        // an open-addressing table (linear probing, at most half full): no allocation per cell.
+        struct Cell
         {
-            const auto q = [&](Real v, int d)
+            std::uint64_t key = kNoCell;
+            Index head = kInvalidIndex, tail = kInvalidIndex;
+        };
+        std::size_t capacity = 16;
+        while (capacity < 2 * positions.size())
+            capacity *= 2;
+        std::vector<Cell> grid(capacity);
+        auto probe = [&](std::uint64_t cell) -> Cell&
+        {
+            std::size_t h = std::size_t((cell * 0x9e3779b97f4a7c15ull) >> 20) & (capacity - 1);
+            while (grid[h].key != kNoCell && grid[h].key != cell)
+                h = (h + 1) & (capacity - 1);
+            return grid[h];
+        };
+        std::vector<Index> next(positions.size(), kInvalidIndex);
+        // Cell coordinates, 21 bits each; the cell of a neighbour is the vertex's plus (dx, dy, dz).
+        auto cellOf = [](const std::array<std::int64_t, 3>& q, int dx, int dy, int dz)
+        {
+            const auto c = [](std::int64_t v, int d)
             {
-                return std::uint64_t(std::int64_t(std::floor(v / eps)) + d) & 0x1fffff;
+                return std::uint64_t(v + d) & 0x1fffff;
             };
-            return q(p.x(), dx) | q(p.y(), dy) << 21 | q(p.z(), dz) << 42;
+            return c(q[0], dx) | c(q[1], dy) << 21 | c(q[2], dz) << 42;
         };
         // Almost every neighbour cell is empty: a bit filter over hashed cells answers most of the 27
-        // lookups per vertex without touching the map.
+        // lookups per vertex without touching the table.
         std::vector<std::uint64_t> occupied(std::size_t(1) << 14, 0); // 2^20 bits
         auto filterHash = [](std::uint64_t cell)
         {
@@ -160,21 +195,24 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
             return std::uint64_t(1) << (filterHash(cell) & 63);
         };
         std::vector<Index> target(positions.size());
+        Index welded = 0;
         for (Index i = 0; i < positions.size(); ++i)
         {
             target[i] = i;
+            const Vec3& p = positions[i];
+            const std::array<std::int64_t, 3> q{std::int64_t(std::floor(p.x() / eps)),
+                                                std::int64_t(std::floor(p.y() / eps)),
+                                                std::int64_t(std::floor(p.z() / eps))};
             for (int dx = -1; dx <= 1 && target[i] == i; ++dx)
                 for (int dy = -1; dy <= 1 && target[i] == i; ++dy)
                     for (int dz = -1; dz <= 1 && target[i] == i; ++dz)
                     {
-                        const std::uint64_t cell = cellOf(positions[i], dx, dy, dz);
+                        const std::uint64_t cell = cellOf(q, dx, dy, dz);
                         if (!(occupied[filterSlot(cell)] & filterBit(cell)))
                             continue; // no representative in that cell (a filter: no false negatives)
-                        const auto it = grid.find(cell);
-                        if (it == grid.end())
-                            continue;
-                        for (Index j = it->second.first; j != kInvalidIndex; j = next[j])
-                            if ((positions[j] - positions[i]).norm() <= eps)
+                        const Cell& c = probe(cell);
+                        for (Index j = c.head; j != kInvalidIndex; j = next[j])
+                            if ((positions[j] - p).norm() <= eps)
                             {
                                 target[i] = j;
                                 break;
@@ -182,28 +220,36 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
                     }
             if (target[i] == i)
             {
-                const std::uint64_t cell = cellOf(positions[i], 0, 0, 0);
+                const std::uint64_t cell = cellOf(q, 0, 0, 0);
                 occupied[filterSlot(cell)] |= filterBit(cell);
-                const auto [it, inserted] = grid.try_emplace(cell, i, i);
-                if (!inserted)
+                Cell& c = probe(cell);
+                if (c.key == kNoCell)
+                    c = {cell, i, i};
+                else
                 {
-                    next[it->second.second] = i;
-                    it->second.second = i;
+                    next[c.tail] = i;
+                    c.tail = i;
                 }
             }
             else
-                ++stats.weldedVertices;
+                ++welded;
         }
-        std::vector<Tri> kept;
-        kept.reserve(triangles.size());
-        for (Tri t : triangles)
+        stats.weldedVertices += welded;
+        // Without a weld no triangle changes: its corners are distinct (within one tet, distinct
+        // vertices have distinct keys).
+        if (welded != 0)
         {
-            for (Index& v : t.v)
-                v = target[v];
-            if (t.v[0] != t.v[1] && t.v[1] != t.v[2] && t.v[0] != t.v[2])
-                kept.push_back(t);
+            std::vector<Tri> kept;
+            kept.reserve(triangles.size());
+            for (Tri t : triangles)
+            {
+                for (Index& v : t.v)
+                    v = target[v];
+                if (t.v[0] != t.v[1] && t.v[1] != t.v[2] && t.v[0] != t.v[2])
+                    kept.push_back(t);
+            }
+            triangles = std::move(kept);
         }
-        triangles = std::move(kept);
     }
     stats.fractureVertices = 0;
     for (const auto& [key, id] : global)

@@ -37,12 +37,21 @@ Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector
     std::vector<std::pair<Index, Index>> sliverLinks; // (sliver piece, lowest neighbour piece)
     for (Index slot = 0; slot < region.tets.size(); ++slot)
     {
+        const Index t = region.tets[slot];
         for (int f = 0; f < 4; ++f)
         {
-            const Index other = region.faces->across[region.tets[slot]][f];
+            const Index other = region.faces->across[t][f];
             if (other == kInvalidIndex || region.tetSlot[other] == kInvalidIndex)
                 continue;
             const Index oslot = region.tetSlot[other];
+            if (!region.cut[slot] && !region.cut[oslot])
+            {
+                // Two uncut tets: one piece each, touching every face, and of the same site (three
+                // shared nodes). Joined once, from the lower tet.
+                if (t < other)
+                    up[findRoot(up, region.pieceStart[slot])] = findRoot(up, region.pieceStart[oslot]);
+                continue;
+            }
             const int g = region.faces->acrossFace[region.tets[slot]][f];
             if (g < 0)
                 continue;

@@ -6,6 +6,7 @@
 #include "shatter/error.h"
 
 #include <tbb/blocked_range.h>
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -14,8 +15,18 @@
 #include <cmath>
 #include <string>
 
+#include <cstdio> //TMPTIME
 namespace shatter::fracture
 {
+static std::chrono::steady_clock::time_point tmpLast; // TMPTIME
+static void tmpT(const char* n)
+{
+    auto now = std::chrono::steady_clock::now();
+    if (std::getenv("TESS_TIME") && n[0] != 'A')
+        std::fprintf(stderr, "%s %.3f\n", n,
+                     std::chrono::duration<double, std::milli>(now - tmpLast).count());
+    tmpLast = now;
+} // TMPTIME
 
 using namespace detail;
 
@@ -104,8 +115,10 @@ void buildPieces(const TetMesh& mesh, Region& region)
         for (int i = 1; i < count; ++i) // insertion sort (≤ 4 entries)
             for (int j = i; j > 0 && sites[j] < sites[j - 1]; --j)
                 std::swap(sites[j], sites[j - 1]);
-        if (region.precut[slot] || count >= 2)
+        const bool cut = region.precut[slot] || count >= 2;
+        if (cut)
             region.cutSlots.push_back(slot);
+        region.cut.push_back(cut ? 1 : 0);
         if (count == 0)
         {
             region.pieceSite.push_back(kNoSite);
@@ -136,25 +149,37 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     TessellationStats stats;
     const TetMesh& mesh = state.asset().tetMesh;
 
+    tmpT("A_start"); // TMPTIME
     Region region;
     findRegion(state, labels, region);
     stats.regionTets = Index(region.tets.size());
     for (std::uint8_t p : region.precut)
         (p ? stats.precutTets : stats.wholeTets)++;
 
+    tmpT("B_region"); // TMPTIME
     assignNodeSites(state, labels, options, region);
     buildPieces(mesh, region);
 
+    tmpT("C_sitespieces"); // TMPTIME
     ValueTable table;
     const TessContext ctx{state, labels, options, region, table, mesh.nodes};
     buildValueTable(ctx, table, stats);
 
-    // Geometry of the cut tets, in fixed windows of region slots (kChunkSlots). The other region tets
-    // lie wholly in one piece: their boundary faces are added when the meshes are assembled.
-    const Index chunkCount = (Index(region.tets.size()) + kChunkSlots - 1) / kChunkSlots;
+    tmpT("D_values"); // TMPTIME
+    // Geometry of the cut tets, in runs of consecutive cut tets: one run on one thread (every repeated
+    // vertex found in one map), a few per worker otherwise. The merge numbers vertices by first use in
+    // region order and every position depends only on its key, so the result does not depend on the
+    // runs. The other region tets lie wholly in one piece: their boundary faces are added when the
+    // meshes are assembled.
+    const Index cutCount = Index(region.cutSlots.size());
+    const unsigned workers =
+        options.threads == 0 ? unsigned(tbb::info::default_concurrency()) : options.threads;
+    const Index chunkCount =
+        workers <= 1 ? std::min<Index>(cutCount, 1) : std::min<Index>(cutCount, Index(4 * workers));
     std::vector<ChunkOutput> chunks(chunkCount);
-    for (Index slot : region.cutSlots)
-        chunks[slot / kChunkSlots].slots.push_back(slot);
+    for (Index c = 0; c < chunkCount; ++c)
+        chunks[c].slots.assign(region.cutSlots.begin() + std::size_t(cutCount) * c / chunkCount,
+                               region.cutSlots.begin() + std::size_t(cutCount) * (c + 1) / chunkCount);
     std::vector<std::uint8_t> touch(region.pieceTouch);
     // oneTBB over the chunks; each chunk writes only its own output and its own tets' pieces, and
     // the chunks are merged in order, so the result does not depend on the thread count.
@@ -181,14 +206,11 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic : int(options.threads));
         arena.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunkCount), emitChunks); });
     }
+    tmpT("E_emit"); // TMPTIME
     region.pieceTouch = std::move(touch);
     for (const ChunkOutput& c : chunks)
-    {
-        stats.constrainedVertices += c.constrained;
-        stats.singularVertices += c.singular;
         for (int s = 0; s < 4; ++s)
             stats.schemes[s] += c.schemes[s];
-    }
     // Slivers (no parent node) are tets cut earlier: a tet first cut now holds a parent node.
     for (Index slot : region.cutSlots)
     {
@@ -198,12 +220,26 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         stats.slivers += !parentNode;
     }
 
+    if (std::getenv("TESS_TIME"))
+    {
+        std::size_t k = 0, r = 0, tr = 0;
+        for (auto& c : chunks)
+        {
+            k += c.keys.size();
+            r += c.refs.size();
+            tr += c.triangles.size();
+        }
+        std::fprintf(stderr, "N_cut %zu\nN_keys %zu\nN_refs %zu\nN_tris %zu\n", region.cutSlots.size(), k, r,
+                     tr);
+    }                // TMPTIME
+    tmpT("F_stats"); // TMPTIME
     std::vector<Index> pieceFragment;
     const Index fragmentCount = pieceComponents(region, mesh, pieceFragment);
     if (fragmentCount < 2)
         throw Error("tessellate", "the labelling of fragment " + std::to_string(labels.parent) +
                                       " does not split it (one connected piece)");
 
+    tmpT("G_components"); // TMPTIME
     FractureResult result;
     result.parent = labels.parent;
     const FragmentId first = state.fragmentCount();
@@ -230,6 +266,7 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.nodeFragments[i] = first + fragment;
     }
 
+    tmpT("H_nodefrag"); // TMPTIME
     // Records: every tet with two or more pieces, and one-piece records for slivers (all cut tets).
     for (Index slot : region.cutSlots)
     {
@@ -262,6 +299,7 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutTets.push_back(rec);
     }
 
+    tmpT("I_records"); // TMPTIME
     // Cut edges: parent edges whose nodes carry different sites (each crossed once, see values file);
     // their tets have two or more pieces, so they are cut tets.
     std::vector<std::array<Index, 2>> edges;
@@ -294,10 +332,13 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutEdges.push_back(cut);
     }
 
+    tmpT("J_edges"); // TMPTIME
     assembleMeshes(ctx, chunks, pieceFragment, fragmentCount, result, stats);
+    tmpT("K_assemble"); // TMPTIME
     for (Index f = 0; f < fragmentCount; ++f)
         stats.mass.push_back(computeMassProperties(result.meshes[f]->surface, options.density,
                                                    "fragment " + std::to_string(first + f)));
+    tmpT("L_mass"); // TMPTIME
     stats.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (statsOut)

@@ -54,8 +54,8 @@ struct TessellationStats
     Index adjustPasses = 0;           ///< passes of the raise loop
     bool adjustConverged = true;      ///< false if maxAdjustPasses were not enough
     Index fractureVertices = 0;       ///< distinct fracture vertices (edge, face, tet, mixed)
-    Index constrainedVertices = 0;    ///< eq. 13 solution outside its simplex: clamped (CVD §5)
-    Index singularVertices = 0;       ///< singular eq. 13 system: centroid of the simplex
+    Index constrainedVertices = 0;    ///< distinct vertices whose eq. 13 solution was clamped (CVD §5)
+    Index singularVertices = 0;       ///< distinct vertices with a singular eq. 13 system (centroid)
     Index weldedVertices = 0;         ///< merged by position after the key weld (fragment_assembly.cpp)
     Index slivers = 0;                ///< earlier-cut tets holding the parent but none of its nodes
     Index triangles = 0;              ///< triangles in all fragment meshes

@@ -56,6 +56,7 @@ struct Region
     /// nodes of two or more sites. Every other region tet lies wholly in one piece and contributes only
     /// its boundary faces, whose corners are mesh nodes (fragment_assembly.cpp).
     std::vector<Index> cutSlots;
+    std::vector<std::uint8_t> cut; ///< per region tet: listed in cutSlots
     std::vector<Index> pieceStart; ///< per region tet + 1: its pieces
     std::vector<std::uint32_t>
         pieceSite; ///< site of each piece (kNoSite: sliver, see tessellation_region.cpp)
@@ -113,24 +114,35 @@ struct OutTriangle
     std::uint8_t crack = 0;
 };
 
-/// Output of the cut tets (Region::cutSlots) of one window of kChunkSlots region slots, merged in
-/// region order (deterministic for any thread count). Vertices are numbered in the order they are
-/// first asked for (`refs`); a node vertex is only looked up among the current tet's four nodes, a
-/// keyed vertex in the chunk's map, and the global numbering of fragment_assembly.cpp merges both.
+/// Output of a run of consecutive cut tets (Region::cutSlots), merged in region order (deterministic
+/// for any thread count and any runs). Vertices are numbered in the order they are first asked for
+/// (`refs`); a node vertex is only looked up among the current tet's four nodes, a keyed vertex in the
+/// chunk's maps, and fragment_assembly.cpp merges the chunks into one numbering.
 struct ChunkOutput
 {
     static constexpr Index kNodeRef = 0x80000000u; ///< refs entry of a node vertex: node id | kNodeRef
 
-    std::vector<Index> slots;       ///< the cut tets of the chunk, increasing
-    std::vector<Index> refEnd;      ///< per tet of `slots`: end of its entries in `refs`
-    std::vector<Index> triangleEnd; ///< per tet of `slots`: end of its entries in `triangles`
-    std::vector<Index> refs;        ///< per vertex: node id | kNodeRef, or an index into `keys`
-    std::vector<Vec3> positions;    ///< per vertex (refs)
-    std::vector<VertexKey> keys;    ///< keyed (non-node) vertices, each once
+    std::vector<Index> slots;            ///< the cut tets of the chunk, increasing
+    std::vector<Index> refEnd;           ///< per tet of `slots`: end of its entries in `refs`
+    std::vector<Index> triangleEnd;      ///< per tet of `slots`: end of its entries in `triangles`
+    std::vector<Index> refs;             ///< per vertex: node id | kNodeRef, or an index into `keys`
+    std::vector<Vec3> positions;         ///< per vertex (refs)
+    std::vector<VertexKey> keys;         ///< keyed (non-node) vertices, each once
+    std::vector<VertexStatus> keyStatus; ///< per key: how solveVertex placed it
     std::vector<OutTriangle> triangles;
     std::unordered_map<VertexKey, Index, VertexKeyHash> lookup; ///< key → vertex (refs index)
-    std::array<Index, 4> tetNodes{}, tetNodeRefs{};             ///< node vertices of the current tet
-    Index constrained = 0, singular = 0;
+    /// Site vertices of whole tets (siteVertexKey over a simplex and its nodes' sites) by the simplex's
+    /// sorted nodes alone — the sites are the nodes' (Region::nodeSite) — so a repeated edge, face or
+    /// tet vertex is found without building, sorting and hashing its key. Open addressing; a miss goes
+    /// through the full key, so the numbering is the same as with `lookup` alone.
+    struct SimplexEntry
+    {
+        std::array<Index, 4> nodes{kInvalidIndex, kInvalidIndex, kInvalidIndex, kInvalidIndex};
+        Index vertex = kInvalidIndex;
+    };
+    std::vector<SimplexEntry> simplexTable;
+    std::size_t simplexCount = 0;
+    std::array<Index, 4> tetNodes{}, tetNodeRefs{}; ///< node vertices of the current tet
     std::array<Index, 4> schemes{};
 
     /// Starts the next tet of `slots` (its node vertices are looked up among `nodes`).
@@ -140,10 +152,12 @@ struct ChunkOutput
     Index vertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const Vec3* fallback = nullptr);
     /// The vertex of mesh node `node`, a node of the current tet.
     Index node(Index node, const std::vector<Vec3>& meshNodes);
+    /// The vertex where the sites of `count` (2..4) nodes are equal (eq. 13): siteVertexKey over the
+    /// nodes and their sites `sites`, found by the sorted nodes first.
+    Index siteVertex(const ValueTable& table, const Index* nodes, const std::uint32_t* sites, int count,
+                     const std::vector<Vec3>& meshNodes);
     void triangle(Index piece, Index a, Index b, Index c, std::uint8_t crack);
 };
-/// Region slots per chunk (a fixed partition, so per-chunk statistics do not depend on the threads).
-inline constexpr Index kChunkSlots = 128;
 
 /// Everything a tet needs (read-only, shared by the workers).
 struct TessContext

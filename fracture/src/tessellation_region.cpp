@@ -307,7 +307,8 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
             own.nodes = {t, kInvalidIndex, Index(pieceIndex), Index(index)};
             const std::size_t before = out.keys.size();
             const Index id = out.vertex(own, ctx.meshNodes, &c.x);
-            out.singular += out.keys.size() != before;
+            if (out.keys.size() != before)
+                out.keyStatus.back() = VertexStatus::Singular;
             return id;
         }
         key.functionCount = std::uint8_t(count);

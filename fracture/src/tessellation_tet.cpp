@@ -115,7 +115,7 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
             cut[e] = true;
             const Index nodes[2] = {tet[k], tet[l]};
             const std::uint32_t sites[2] = {lab[k], lab[l]};
-            edgeV[e] = out.vertex(siteVertexKey(ctx.table, nodes, 2, sites, 2), ctx.meshNodes);
+            edgeV[e] = out.siteVertex(ctx.table, nodes, sites, 2, ctx.meshNodes);
             if (lowestCut < 0 ||
                 sortedIds(tet, k, l) < sortedIds(tet, kTetEdges[lowestCut][0], kTetEdges[lowestCut][1]))
                 lowestCut = e;
@@ -134,7 +134,7 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
         {
             const Index nodes[3] = {tet[c[0]], tet[c[1]], tet[c[2]]};
             const std::uint32_t sites[3] = {lab[c[0]], lab[c[1]], lab[c[2]]};
-            faceV[f] = out.vertex(siteVertexKey(ctx.table, nodes, 3, sites, 3), ctx.meshNodes);
+            faceV[f] = out.siteVertex(ctx.table, nodes, sites, 3, ctx.meshNodes);
             if (lowestTriple < 0 || sortedIds(tet, c[0], c[1], c[2]) <
                                         sortedIds(tet, kTetFaces[lowestTriple][0], kTetFaces[lowestTriple][1],
                                                   kTetFaces[lowestTriple][2]))
@@ -155,7 +155,7 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
     if (pieceCount == 4)
     {
         const Index nodes[4] = {tet[0], tet[1], tet[2], tet[3]};
-        tetV = out.vertex(siteVertexKey(ctx.table, nodes, 4, lab.data(), 4), ctx.meshNodes);
+        tetV = out.siteVertex(ctx.table, nodes, lab.data(), 4, ctx.meshNodes);
     }
     else
         tetV = lowestTriple >= 0 ? faceV[lowestTriple] : edgeV[lowestCut];

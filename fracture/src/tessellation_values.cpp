@@ -176,8 +176,9 @@ struct Adjuster
     {
         const TetMesh& mesh = ctx.state.asset().tetMesh;
         cutTets.clear();
-        for (Index t : ctx.region.tets)
+        for (Index slot : ctx.region.cutSlots)
         {
+            const Index t = ctx.region.tets[slot];
             const Tet& tet = mesh.tets[t];
             std::uint32_t first = kNoSite;
             bool several = false;
@@ -291,7 +292,16 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
 
     // (node, site) pairs: the sites of each region tet's nodes, at all four of its nodes. Gathered per
     // node from its region tets (a node sees few distinct sites), which gives the same sorted CSR as
-    // sorting all 16 pairs of every region tet, without that sort.
+    // sorting all 16 pairs of every region tet, without that sort. A node of no cut tet
+    // (Region::cutSlots) sees only its own site, and nothing reads that value (records, cut edges,
+    // raises and fracture vertices all belong to cut tets): it gets an entry without a value (NaN).
+    std::vector<std::uint8_t> kind(mesh.nodeCount(), 0); // 1: region node, 2: node of a cut tet
+    for (Index t : region.tets)
+        for (Index m : mesh.tets[t])
+            kind[m] = 1;
+    for (Index slot : region.cutSlots)
+        for (Index m : mesh.tets[region.tets[slot]])
+            kind[m] = 2;
     table.offsets.assign(mesh.nodeCount() + 1, 0);
     table.sites.clear();
     table.values.clear();
@@ -300,6 +310,16 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
     std::vector<std::uint32_t> spill;
     for (Index node = 0; node < mesh.nodeCount(); ++node)
     {
+        table.offsets[node + 1] = table.offsets[node];
+        if (kind[node] == 0)
+            continue;
+        if (kind[node] == 1)
+        {
+            table.sites.push_back(region.nodeSite[node]);
+            table.values.push_back(std::numeric_limits<Real>::quiet_NaN());
+            ++table.offsets[node + 1];
+            continue;
+        }
         int count = 0;
         spill.clear();
         auto add = [&](std::uint32_t site)
@@ -320,9 +340,6 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
             for (Index m : mesh.tets[t])
                 add(region.nodeSite[m]);
         }
-        table.offsets[node + 1] = table.offsets[node];
-        if (count == 0)
-            continue;
         spill.insert(spill.end(), local.begin(), local.begin() + count);
         std::sort(spill.begin(), spill.end());
         const Real* x = nodeCoordinates(mesh, labels, region, node, buffer);
@@ -334,10 +351,10 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
         table.offsets[node + 1] += Index(spill.size());
     }
 
-    // Own-label fix: the node's own site strictly below every other.
+    // Own-label fix: the node's own site strictly below every other (a node with one site has none).
     for (Index node = 0; node < mesh.nodeCount(); ++node)
     {
-        if (table.offsets[node] == table.offsets[node + 1])
+        if (table.offsets[node + 1] - table.offsets[node] < 2)
             continue;
         const std::uint32_t own = region.nodeSite[node];
         Real other = std::numeric_limits<Real>::infinity();
