@@ -26,7 +26,6 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
 {
     const Region& region = ctx.region;
     const TetMesh& mesh = ctx.state.asset().tetMesh;
-    const TetFaces& faces = *region.faces;
     std::unordered_map<VertexKey, Index, VertexKeyHash> global;
     std::vector<Vec3> positions;
     struct Tri
@@ -112,32 +111,25 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
             }
             continue;
         }
+        // An uncut tet: its boundary faces (original surface, crack 0; or facing a tet without the
+        // parent, crack 1) as single triangles of its one piece, corners the mesh nodes.
+        const unsigned boundary = region.boundary[slot];
+        if (boundary == 0)
+            continue;
+        const Tet& tet = mesh.tets[region.tets[slot]];
+        const Index fragment = pieceFragment[region.pieceStart[slot]];
+        for (int f = 0; f < 4; ++f)
         {
-            // An uncut tet: its boundary faces (original surface, crack 0; or facing a tet without the
-            // parent, crack 1) as single triangles of its one piece, corners the mesh nodes.
-            const Index t = region.tets[slot];
-            const std::array<Index, 4>& across = faces.across[t];
-            if (across[0] != kInvalidIndex && across[1] != kInvalidIndex && across[2] != kInvalidIndex &&
-                across[3] != kInvalidIndex && region.tetSlot[across[0]] != kInvalidIndex &&
-                region.tetSlot[across[1]] != kInvalidIndex && region.tetSlot[across[2]] != kInvalidIndex &&
-                region.tetSlot[across[3]] != kInvalidIndex)
+            const bool surface = boundary & (1u << f), crack = boundary & (0x10u << f);
+            if (!surface && !crack)
                 continue;
-            const Tet& tet = mesh.tets[t];
-            const Index fragment = pieceFragment[region.pieceStart[slot]];
-            for (int f = 0; f < 4; ++f)
-            {
-                const Index other = across[f];
-                const bool crack = other != kInvalidIndex && region.tetSlot[other] == kInvalidIndex;
-                if (other != kInvalidIndex && !crack)
-                    continue;
-                // kTetFaces is clockwise from outside: swap two corners for an outward triangle. Ids
-                // are given in the order c[1], c[2], c[0].
-                const auto& k = kTetFaces[f];
-                const Index v1 = nodeId(tet[k[1]]);
-                const Index v2 = nodeId(tet[k[2]]);
-                const Index v0 = nodeId(tet[k[0]]);
-                triangles.push_back({fragment, {v0, v2, v1}, std::uint8_t(crack)});
-            }
+            // kTetFaces is clockwise from outside: swap two corners for an outward triangle. Ids
+            // are given in the order c[1], c[2], c[0].
+            const auto& k = kTetFaces[f];
+            const Index v1 = nodeId(tet[k[1]]);
+            const Index v2 = nodeId(tet[k[2]]);
+            const Index v0 = nodeId(tet[k[0]]);
+            triangles.push_back({fragment, {v0, v2, v1}, std::uint8_t(crack)});
         }
     }
     // Position weld (a safety net: with complete keys no vertex needed it in the stress runs): a point
@@ -179,20 +171,30 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
             };
             return c(q[0], dx) | c(q[1], dy) << 21 | c(q[2], dz) << 42;
         };
-        // Almost every neighbour cell is empty: a bit filter over hashed cells answers most of the 27
-        // lookups per vertex without touching the table.
-        std::vector<std::uint64_t> occupied(std::size_t(1) << 14, 0); // 2^20 bits
+        // Almost every neighbour cell is empty: bit filters over hashed cells answer most lookups
+        // without touching the table (filters have no false negatives). The coarse one, over blocks of
+        // 4×4×4 cells, covers the 27 neighbour cells with at most 8 lookups; the fine one is asked
+        // only when a block is occupied.
+        std::vector<std::uint64_t> occupied(std::size_t(1) << 14, 0);      // 2^20 bits, per cell
+        std::vector<std::uint64_t> occupiedBlock(std::size_t(1) << 14, 0); // 2^20 bits, per block
         auto filterHash = [](std::uint64_t cell)
         {
             return (cell * 0x9e3779b97f4a7c15ull) >> 44; // 20 bits
         };
-        auto filterSlot = [&](std::uint64_t cell)
+        auto isSet = [&](const std::vector<std::uint64_t>& bits, std::uint64_t cell)
         {
-            return filterHash(cell) >> 6;
+            const std::uint64_t h = filterHash(cell);
+            return (bits[h >> 6] >> (h & 63)) & 1;
         };
-        auto filterBit = [&](std::uint64_t cell)
+        auto set = [&](std::vector<std::uint64_t>& bits, std::uint64_t cell)
         {
-            return std::uint64_t(1) << (filterHash(cell) & 63);
+            const std::uint64_t h = filterHash(cell);
+            bits[h >> 6] |= std::uint64_t(1) << (h & 63);
+        };
+        auto blockOf = [](std::int64_t x, std::int64_t y, std::int64_t z)
+        {
+            return (std::uint64_t(x) & 0x1fffff) | (std::uint64_t(y) & 0x1fffff) << 21 |
+                   (std::uint64_t(z) & 0x1fffff) << 42;
         };
         std::vector<Index> target(positions.size());
         Index welded = 0;
@@ -203,25 +205,32 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
             const std::array<std::int64_t, 3> q{std::int64_t(std::floor(p.x() / eps)),
                                                 std::int64_t(std::floor(p.y() / eps)),
                                                 std::int64_t(std::floor(p.z() / eps))};
-            for (int dx = -1; dx <= 1 && target[i] == i; ++dx)
-                for (int dy = -1; dy <= 1 && target[i] == i; ++dy)
-                    for (int dz = -1; dz <= 1 && target[i] == i; ++dz)
-                    {
-                        const std::uint64_t cell = cellOf(q, dx, dy, dz);
-                        if (!(occupied[filterSlot(cell)] & filterBit(cell)))
-                            continue; // no representative in that cell (a filter: no false negatives)
-                        const Cell& c = probe(cell);
-                        for (Index j = c.head; j != kInvalidIndex; j = next[j])
-                            if ((positions[j] - p).norm() <= eps)
-                            {
-                                target[i] = j;
-                                break;
-                            }
-                    }
+            bool near = false; // a block around the 27 cells holds a representative
+            for (std::int64_t bx = (q[0] - 1) >> 2; bx <= (q[0] + 1) >> 2 && !near; ++bx)
+                for (std::int64_t by = (q[1] - 1) >> 2; by <= (q[1] + 1) >> 2 && !near; ++by)
+                    for (std::int64_t bz = (q[2] - 1) >> 2; bz <= (q[2] + 1) >> 2 && !near; ++bz)
+                        near = isSet(occupiedBlock, blockOf(bx, by, bz));
+            if (near)
+                for (int dx = -1; dx <= 1 && target[i] == i; ++dx)
+                    for (int dy = -1; dy <= 1 && target[i] == i; ++dy)
+                        for (int dz = -1; dz <= 1 && target[i] == i; ++dz)
+                        {
+                            const std::uint64_t cell = cellOf(q, dx, dy, dz);
+                            if (!isSet(occupied, cell))
+                                continue; // no representative in that cell
+                            const Cell& c = probe(cell);
+                            for (Index j = c.head; j != kInvalidIndex; j = next[j])
+                                if ((positions[j] - p).norm() <= eps)
+                                {
+                                    target[i] = j;
+                                    break;
+                                }
+                        }
             if (target[i] == i)
             {
                 const std::uint64_t cell = cellOf(q, 0, 0, 0);
-                occupied[filterSlot(cell)] |= filterBit(cell);
+                set(occupied, cell);
+                set(occupiedBlock, blockOf(q[0] >> 2, q[1] >> 2, q[2] >> 2));
                 Cell& c = probe(cell);
                 if (c.key == kNoCell)
                     c = {cell, i, i};

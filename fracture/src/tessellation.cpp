@@ -15,18 +15,8 @@
 #include <cmath>
 #include <string>
 
-#include <cstdio> //TMPTIME
 namespace shatter::fracture
 {
-static std::chrono::steady_clock::time_point tmpLast; // TMPTIME
-static void tmpT(const char* n)
-{
-    auto now = std::chrono::steady_clock::now();
-    if (std::getenv("TESS_TIME") && n[0] != 'A')
-        std::fprintf(stderr, "%s %.3f\n", n,
-                     std::chrono::duration<double, std::milli>(now - tmpLast).count());
-    tmpLast = now;
-} // TMPTIME
 
 using namespace detail;
 
@@ -95,6 +85,25 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
             region.precut.push_back(field.isCut(t) ? 1 : 0);
         }
     region.faces = tetFaces(state);
+    const TetFaces& faces = *region.faces;
+    region.acrossSlot.resize(region.tets.size());
+    region.boundary.resize(region.tets.size());
+    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    {
+        const std::array<Index, 4>& across = faces.across[region.tets[slot]];
+        std::uint8_t boundary = 0;
+        for (int f = 0; f < 4; ++f)
+        {
+            const Index other = across[f];
+            const Index otherSlot = other == kInvalidIndex ? kInvalidIndex : region.tetSlot[other];
+            region.acrossSlot[slot][f] = otherSlot;
+            if (other == kInvalidIndex)
+                boundary |= std::uint8_t(1u << f);
+            else if (otherSlot == kInvalidIndex)
+                boundary |= std::uint8_t(0x10u << f);
+        }
+        region.boundary[slot] = boundary;
+    }
 }
 
 // Pieces: the sites of each region tet's nodes (Region::nodeSite), increasing.
@@ -149,23 +158,19 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     TessellationStats stats;
     const TetMesh& mesh = state.asset().tetMesh;
 
-    tmpT("A_start"); // TMPTIME
     Region region;
     findRegion(state, labels, region);
     stats.regionTets = Index(region.tets.size());
     for (std::uint8_t p : region.precut)
         (p ? stats.precutTets : stats.wholeTets)++;
 
-    tmpT("B_region"); // TMPTIME
     assignNodeSites(state, labels, options, region);
     buildPieces(mesh, region);
 
-    tmpT("C_sitespieces"); // TMPTIME
     ValueTable table;
     const TessContext ctx{state, labels, options, region, table, mesh.nodes};
     buildValueTable(ctx, table, stats);
 
-    tmpT("D_values"); // TMPTIME
     // Geometry of the cut tets, in runs of consecutive cut tets: one run on one thread (every repeated
     // vertex found in one map), a few per worker otherwise. The merge numbers vertices by first use in
     // region order and every position depends only on its key, so the result does not depend on the
@@ -174,8 +179,8 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     const Index cutCount = Index(region.cutSlots.size());
     const unsigned workers =
         options.threads == 0 ? unsigned(tbb::info::default_concurrency()) : options.threads;
-    const Index chunkCount =
-        workers <= 1 ? std::min<Index>(cutCount, 1) : std::min<Index>(cutCount, Index(4 * workers));
+    const Index chunkCount = workers <= 1 || cutCount < options.parallelCutTets ? std::min<Index>(cutCount, 1)
+                                                                                : Index(4 * workers);
     std::vector<ChunkOutput> chunks(chunkCount);
     for (Index c = 0; c < chunkCount; ++c)
         chunks[c].slots.assign(region.cutSlots.begin() + std::size_t(cutCount) * c / chunkCount,
@@ -199,14 +204,13 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
             }
         }
     };
-    if (options.threads == 1)
+    if (chunkCount <= 1)
         emitChunks(tbb::blocked_range<std::size_t>(0, chunkCount));
     else
     {
         tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic : int(options.threads));
         arena.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunkCount), emitChunks); });
     }
-    tmpT("E_emit"); // TMPTIME
     region.pieceTouch = std::move(touch);
     for (const ChunkOutput& c : chunks)
         for (int s = 0; s < 4; ++s)
@@ -220,26 +224,12 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         stats.slivers += !parentNode;
     }
 
-    if (std::getenv("TESS_TIME"))
-    {
-        std::size_t k = 0, r = 0, tr = 0;
-        for (auto& c : chunks)
-        {
-            k += c.keys.size();
-            r += c.refs.size();
-            tr += c.triangles.size();
-        }
-        std::fprintf(stderr, "N_cut %zu\nN_keys %zu\nN_refs %zu\nN_tris %zu\n", region.cutSlots.size(), k, r,
-                     tr);
-    }                // TMPTIME
-    tmpT("F_stats"); // TMPTIME
     std::vector<Index> pieceFragment;
     const Index fragmentCount = pieceComponents(region, mesh, pieceFragment);
     if (fragmentCount < 2)
         throw Error("tessellate", "the labelling of fragment " + std::to_string(labels.parent) +
                                       " does not split it (one connected piece)");
 
-    tmpT("G_components"); // TMPTIME
     FractureResult result;
     result.parent = labels.parent;
     const FragmentId first = state.fragmentCount();
@@ -266,7 +256,6 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.nodeFragments[i] = first + fragment;
     }
 
-    tmpT("H_nodefrag"); // TMPTIME
     // Records: every tet with two or more pieces, and one-piece records for slivers (all cut tets).
     for (Index slot : region.cutSlots)
     {
@@ -299,10 +288,10 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutTets.push_back(rec);
     }
 
-    tmpT("I_records"); // TMPTIME
     // Cut edges: parent edges whose nodes carry different sites (each crossed once, see values file);
     // their tets have two or more pieces, so they are cut tets.
     std::vector<std::array<Index, 2>> edges;
+    std::vector<std::uint8_t> edgeSeen(mesh.neighbors.size(), 0);
     for (Index slot : region.cutSlots)
     {
         const Tet& tet = mesh.tets[region.tets[slot]];
@@ -312,11 +301,19 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
             const Index ea = region.nodeEntry[a], eb = region.nodeEntry[b];
             if (ea == kInvalidIndex || eb == kInvalidIndex || labels.labels[ea] == labels.labels[eb])
                 continue;
-            edges.push_back({std::min(a, b), std::max(a, b)});
+            if (a > b)
+                std::swap(a, b);
+            // Each edge once (it is in every tet around it): flagged at its entry in a's neighbours.
+            Index i = mesh.neighborOffsets[a];
+            while (mesh.neighbors[i] != b)
+                ++i;
+            if (edgeSeen[i])
+                continue;
+            edgeSeen[i] = 1;
+            edges.push_back({a, b});
         }
     }
     std::sort(edges.begin(), edges.end());
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
     for (const auto& e : edges)
     {
         const Index i0 = region.nodeEntry[e[0]], i1 = region.nodeEntry[e[1]];
@@ -332,13 +329,10 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutEdges.push_back(cut);
     }
 
-    tmpT("J_edges"); // TMPTIME
     assembleMeshes(ctx, chunks, pieceFragment, fragmentCount, result, stats);
-    tmpT("K_assemble"); // TMPTIME
     for (Index f = 0; f < fragmentCount; ++f)
         stats.mass.push_back(computeMassProperties(result.meshes[f]->surface, options.density,
                                                    "fragment " + std::to_string(first + f)));
-    tmpT("L_mass"); // TMPTIME
     stats.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (statsOut)

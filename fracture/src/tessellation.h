@@ -29,7 +29,10 @@ namespace shatter::fracture
 /// Settings of tessellate(); checked by it.
 struct TessellationSettings
 {
-    unsigned threads = 0;          ///< worker threads (0: all cores); the result does not depend on it
+    unsigned threads = 0; ///< worker threads (0: all cores); the result does not depend on it
+    /// Fewer cut tets than this are tessellated on the calling thread: threads cost more than they save
+    /// there (and each worker's run repeats the fracture vertices it shares with its neighbours).
+    Index parallelCutTets = 4096;
     bool squaredDistances = false; ///< use D² instead of eq. 13's D: Euclidean bisectors become exact planes
     /// Smallest fraction of an edge between a node and the crack crossing it (0 < x < 0.5): nearer
     /// crossings are pushed away by raising the other site's value at that node (no sliver triangles).

@@ -52,6 +52,11 @@ struct Region
     std::vector<Index> tets;               ///< region tets, increasing
     std::vector<std::uint8_t> precut;      ///< per region tet: cut by an earlier fracture
     std::shared_ptr<const TetFaces> faces; ///< face neighbours by mesh tet (not by region slot)
+    std::vector<std::array<Index, 4>>
+        acrossSlot; ///< per region tet: region tet across face k, or kInvalidIndex
+    /// Per region tet: bit k, face k is on the original surface; bit 4 + k, it faces a tet without the
+    /// parent (an earlier crack). Both are faces of the parent's surface.
+    std::vector<std::uint8_t> boundary;
     /// Region tets that need the tessellation proper, increasing: cut by an earlier fracture, or with
     /// nodes of two or more sites. Every other region tet lies wholly in one piece and contributes only
     /// its boundary faces, whose corners are mesh nodes (fragment_assembly.cpp).

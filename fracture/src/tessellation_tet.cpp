@@ -80,8 +80,8 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
     std::array<int, 4> faceKind{};
     for (int f = 0; f < 4; ++f)
     {
-        const Index other = region.faces->across[t][f];
-        faceKind[f] = other == kInvalidIndex ? 1 : (region.tetSlot[other] == kInvalidIndex ? 2 : 0);
+        const unsigned boundary = region.boundary[slot];
+        faceKind[f] = boundary & (1u << f) ? 1 : (boundary & (0x10u << f) ? 2 : 0);
     }
 
     auto node = [&](int k)

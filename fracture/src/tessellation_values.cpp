@@ -93,30 +93,43 @@ struct Adjuster
         }
     }
 
-    // Edge (k, l) with labels a at k and b at l; `sites` are the tet's sites.
-    void edge(Index k, Index l, std::uint32_t a, std::uint32_t b, const std::uint32_t* sites, int count)
+    // A cut tet of the raise passes: its labels, its distinct sites, and the table entry of every
+    // (node, site) pair of the tet, found once instead of on every access of every pass.
+    struct CutTet
     {
+        Index tet = 0;
+        std::array<std::uint32_t, 4> lab{};
+        std::array<std::uint32_t, 4> sites{};
+        int count = 0;
+        std::array<std::array<Index, 4>, 4> entry{}; // entry[k][i]: (node k, sites[i])
+    };
+
+    // Edge (local k, l) of tet c with labels sites[ia] at k and sites[ib] at l.
+    void edge(const CutTet& c, int k, int l, int ia, int ib)
+    {
+        Real* v = table.values.data();
+        const auto& atK = c.entry[k];
+        const auto& atL = c.entry[l];
         const Real eps = ctx.options.edgeMargin;
         // Keep the crossing away from the nodes: raise b at k, a at l.
         {
-            const Real dl = at(l, a) - at(l, b); // > 0: b wins at l
-            raise(at(k, b), at(k, a) + eps * dl / (1 - eps), stats.raisedMarginValues);
-            const Real ek = at(k, b) - at(k, a); // > 0: a wins at k
-            raise(at(l, a), at(l, b) + eps * ek / (1 - eps), stats.raisedMarginValues);
+            const Real dl = v[atL[ia]] - v[atL[ib]]; // > 0: b wins at l
+            raise(v[atK[ib]], v[atK[ia]] + eps * dl / (1 - eps), stats.raisedMarginValues);
+            const Real ek = v[atK[ib]] - v[atK[ia]]; // > 0: a wins at k
+            raise(v[atL[ia]], v[atL[ib]] + eps * ek / (1 - eps), stats.raisedMarginValues);
         }
-        const Real dk = at(k, a) - at(k, b), dl = at(l, a) - at(l, b);
+        const Real dk = v[atK[ia]] - v[atK[ib]], dl = v[atL[ia]] - v[atL[ib]];
         if (!(dk < 0 && dl > 0))
             return;
         const Real t = dk / (dk - dl);
-        const Real ga = (1 - t) * at(k, a) + t * at(l, a);
+        const Real ga = (1 - t) * v[atK[ia]] + t * v[atL[ia]];
         const Real margin = ctx.options.dipMargin * (dl - dk);
-        for (int i = 0; i < count; ++i)
+        for (int i = 0; i < c.count; ++i)
         {
-            const std::uint32_t c = sites[i];
-            if (c == a || c == b)
+            if (i == ia || i == ib)
                 continue;
-            Real& ck = at(k, c);
-            Real& cl = at(l, c);
+            Real& ck = v[atK[i]];
+            Real& cl = v[atL[i]];
             const Real gc = (1 - t) * ck + t * cl;
             if (gc < ga + margin)
             {
@@ -170,7 +183,7 @@ struct Adjuster
 
     // Region tets whose nodes carry two or more sites: the only ones a pass looks at (labels do not
     // change between passes, only values), listed once instead of rescanning the region every pass.
-    std::vector<Index> cutTets;
+    std::vector<CutTet> cutTets;
 
     void findCutTets()
     {
@@ -180,45 +193,42 @@ struct Adjuster
         {
             const Index t = ctx.region.tets[slot];
             const Tet& tet = mesh.tets[t];
-            std::uint32_t first = kNoSite;
-            bool several = false;
-            for (Index node : tet)
+            CutTet c;
+            c.tet = t;
+            for (int k = 0; k < 4; ++k)
             {
-                const std::uint32_t l = label(node);
-                if (l == kNoSite)
-                    continue;
-                if (first == kNoSite)
-                    first = l;
-                else
-                    several |= l != first;
+                c.lab[k] = label(tet[k]);
+                if (c.lab[k] != kNoSite && std::find(c.sites.begin(), c.sites.begin() + c.count, c.lab[k]) ==
+                                               c.sites.begin() + c.count)
+                    c.sites[c.count++] = c.lab[k];
             }
-            if (several)
-                cutTets.push_back(t);
+            if (c.count < 2)
+                continue;
+            for (int k = 0; k < 4; ++k)
+                for (int i = 0; i < c.count; ++i)
+                    c.entry[k][i] = table.find(tet[k], c.sites[i]);
+            cutTets.push_back(c);
         }
     }
 
     void pass()
     {
         const TetMesh& mesh = ctx.state.asset().tetMesh;
-        for (Index t : cutTets)
+        for (const CutTet& c : cutTets)
         {
-            const Tet& tet = mesh.tets[t];
-            std::array<std::uint32_t, 4> lab;
-            std::array<std::uint32_t, 4> sites;
-            int count = 0;
-            for (int k = 0; k < 4; ++k)
+            const Tet& tet = mesh.tets[c.tet];
+            const auto& lab = c.lab;
+            auto siteIndex = [&](std::uint32_t s)
             {
-                lab[k] = label(tet[k]);
-                if (lab[k] != kNoSite &&
-                    std::find(sites.begin(), sites.begin() + count, lab[k]) == sites.begin() + count)
-                    sites[count++] = lab[k];
-            }
-            if (count < 2)
-                continue;
+                int i = 0;
+                while (c.sites[i] != s)
+                    ++i;
+                return i;
+            };
             for (const auto& e : kTetEdges)
                 if (lab[e[0]] != kNoSite && lab[e[1]] != kNoSite && lab[e[0]] != lab[e[1]])
-                    edge(tet[e[0]], tet[e[1]], lab[e[0]], lab[e[1]], sites.data(), count);
-            if (count < 4)
+                    edge(c, e[0], e[1], siteIndex(lab[e[0]]), siteIndex(lab[e[1]]));
+            if (c.count < 4)
                 continue;
             for (int opposite = 0; opposite < 4; ++opposite)
             {
@@ -305,6 +315,8 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
     table.offsets.assign(mesh.nodeCount() + 1, 0);
     table.sites.clear();
     table.values.clear();
+    table.sites.reserve(2 * std::size_t(mesh.nodeCount()));
+    table.values.reserve(2 * std::size_t(mesh.nodeCount()));
     std::vector<Real> buffer;
     std::array<std::uint32_t, 64> local;
     std::vector<std::uint32_t> spill;
