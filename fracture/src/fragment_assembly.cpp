@@ -20,6 +20,111 @@ constexpr std::uint64_t kNoCell = ~std::uint64_t(0); // cells use 63 bits
 
 } // namespace
 
+Index weldPositions(const std::vector<Vec3>& positions, Real eps, std::vector<Index>& target)
+{
+    // Representatives per cell as linked lists in insertion order (head, tail, next), the cells in
+    // an open-addressing table (linear probing, at most half full): no allocation per cell.
+    struct Cell
+    {
+        std::uint64_t key = kNoCell;
+        Index head = kInvalidIndex, tail = kInvalidIndex;
+    };
+    std::size_t capacity = 16;
+    while (capacity < 2 * positions.size())
+        capacity *= 2;
+    std::vector<Cell> grid(capacity);
+    auto probe = [&](std::uint64_t cell) -> Cell&
+    {
+        std::size_t h = std::size_t((cell * 0x9e3779b97f4a7c15ull) >> 20) & (capacity - 1);
+        while (grid[h].key != kNoCell && grid[h].key != cell)
+            h = (h + 1) & (capacity - 1);
+        return grid[h];
+    };
+    std::vector<Index> next(positions.size(), kInvalidIndex);
+    // Cell coordinates, 21 bits each; the cell of a neighbour is the vertex's plus (dx, dy, dz).
+    auto cellOf = [](const std::array<std::int64_t, 3>& q, int dx, int dy, int dz)
+    {
+        const auto c = [](std::int64_t v, int d)
+        {
+            return std::uint64_t(v + d) & 0x1fffff;
+        };
+        return c(q[0], dx) | c(q[1], dy) << 21 | c(q[2], dz) << 42;
+    };
+    // Almost every neighbour cell is empty: bit filters over hashed cells answer most lookups
+    // without touching the table (filters have no false negatives). The coarse one, over blocks of
+    // 4×4×4 cells, covers the 27 neighbour cells with at most 8 lookups; the fine one is asked
+    // only when a block is occupied.
+    std::vector<std::uint64_t> occupied(std::size_t(1) << 14, 0);      // 2^20 bits, per cell
+    std::vector<std::uint64_t> occupiedBlock(std::size_t(1) << 14, 0); // 2^20 bits, per block
+    auto filterHash = [](std::uint64_t cell)
+    {
+        return (cell * 0x9e3779b97f4a7c15ull) >> 44; // 20 bits
+    };
+    auto isSet = [&](const std::vector<std::uint64_t>& bits, std::uint64_t cell)
+    {
+        const std::uint64_t h = filterHash(cell);
+        return (bits[h >> 6] >> (h & 63)) & 1;
+    };
+    auto set = [&](std::vector<std::uint64_t>& bits, std::uint64_t cell)
+    {
+        const std::uint64_t h = filterHash(cell);
+        bits[h >> 6] |= std::uint64_t(1) << (h & 63);
+    };
+    auto blockOf = [](std::int64_t x, std::int64_t y, std::int64_t z)
+    {
+        return (std::uint64_t(x) & 0x1fffff) | (std::uint64_t(y) & 0x1fffff) << 21 |
+               (std::uint64_t(z) & 0x1fffff) << 42;
+    };
+    target.resize(positions.size());
+    Index welded = 0;
+    for (Index i = 0; i < positions.size(); ++i)
+    {
+        target[i] = i;
+        const Vec3& p = positions[i];
+        const std::array<std::int64_t, 3> q{std::int64_t(std::floor(p.x() / eps)),
+                                            std::int64_t(std::floor(p.y() / eps)),
+                                            std::int64_t(std::floor(p.z() / eps))};
+        bool near = false; // a block around the 27 cells holds a representative
+        for (std::int64_t bx = (q[0] - 1) >> 2; bx <= (q[0] + 1) >> 2 && !near; ++bx)
+            for (std::int64_t by = (q[1] - 1) >> 2; by <= (q[1] + 1) >> 2 && !near; ++by)
+                for (std::int64_t bz = (q[2] - 1) >> 2; bz <= (q[2] + 1) >> 2 && !near; ++bz)
+                    near = isSet(occupiedBlock, blockOf(bx, by, bz));
+        if (near)
+            for (int dx = -1; dx <= 1 && target[i] == i; ++dx)
+                for (int dy = -1; dy <= 1 && target[i] == i; ++dy)
+                    for (int dz = -1; dz <= 1 && target[i] == i; ++dz)
+                    {
+                        const std::uint64_t cell = cellOf(q, dx, dy, dz);
+                        if (!isSet(occupied, cell))
+                            continue; // no representative in that cell
+                        const Cell& c = probe(cell);
+                        for (Index j = c.head; j != kInvalidIndex; j = next[j])
+                            if ((positions[j] - p).norm() <= eps)
+                            {
+                                target[i] = j;
+                                break;
+                            }
+                    }
+        if (target[i] == i)
+        {
+            const std::uint64_t cell = cellOf(q, 0, 0, 0);
+            set(occupied, cell);
+            set(occupiedBlock, blockOf(q[0] >> 2, q[1] >> 2, q[2] >> 2));
+            Cell& c = probe(cell);
+            if (c.key == kNoCell)
+                c = {cell, i, i};
+            else
+            {
+                next[c.tail] = i;
+                c.tail = i;
+            }
+        }
+        else
+            ++welded;
+    }
+    return welded;
+}
+
 void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chunks,
                     const std::vector<Index>& pieceFragment, Index fragmentCount, FractureResult& result,
                     TessellationStats& stats)
@@ -90,6 +195,7 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
                     if (inserted)
                     {
                         positions.push_back(chunk.positions[r]);
+                        stats.fractureVertices += chunk.keys[ref].nodeCount >= 2;
                         stats.constrainedVertices += chunk.keyStatus[ref] == VertexStatus::Constrained;
                         stats.singularVertices += chunk.keyStatus[ref] == VertexStatus::Singular;
                     }
@@ -143,106 +249,8 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
         for (const Vec3& p : positions)
             box.grow(p);
         const Real eps = 1e-10 * std::max(box.extent().norm(), Real(1e-300));
-        // Representatives per cell as linked lists in insertion order (head, tail, next), the cells in
-        // an open-addressing table (linear probing, at most half full): no allocation per cell.
-        struct Cell
-        {
-            std::uint64_t key = kNoCell;
-            Index head = kInvalidIndex, tail = kInvalidIndex;
-        };
-        std::size_t capacity = 16;
-        while (capacity < 2 * positions.size())
-            capacity *= 2;
-        std::vector<Cell> grid(capacity);
-        auto probe = [&](std::uint64_t cell) -> Cell&
-        {
-            std::size_t h = std::size_t((cell * 0x9e3779b97f4a7c15ull) >> 20) & (capacity - 1);
-            while (grid[h].key != kNoCell && grid[h].key != cell)
-                h = (h + 1) & (capacity - 1);
-            return grid[h];
-        };
-        std::vector<Index> next(positions.size(), kInvalidIndex);
-        // Cell coordinates, 21 bits each; the cell of a neighbour is the vertex's plus (dx, dy, dz).
-        auto cellOf = [](const std::array<std::int64_t, 3>& q, int dx, int dy, int dz)
-        {
-            const auto c = [](std::int64_t v, int d)
-            {
-                return std::uint64_t(v + d) & 0x1fffff;
-            };
-            return c(q[0], dx) | c(q[1], dy) << 21 | c(q[2], dz) << 42;
-        };
-        // Almost every neighbour cell is empty: bit filters over hashed cells answer most lookups
-        // without touching the table (filters have no false negatives). The coarse one, over blocks of
-        // 4×4×4 cells, covers the 27 neighbour cells with at most 8 lookups; the fine one is asked
-        // only when a block is occupied.
-        std::vector<std::uint64_t> occupied(std::size_t(1) << 14, 0);      // 2^20 bits, per cell
-        std::vector<std::uint64_t> occupiedBlock(std::size_t(1) << 14, 0); // 2^20 bits, per block
-        auto filterHash = [](std::uint64_t cell)
-        {
-            return (cell * 0x9e3779b97f4a7c15ull) >> 44; // 20 bits
-        };
-        auto isSet = [&](const std::vector<std::uint64_t>& bits, std::uint64_t cell)
-        {
-            const std::uint64_t h = filterHash(cell);
-            return (bits[h >> 6] >> (h & 63)) & 1;
-        };
-        auto set = [&](std::vector<std::uint64_t>& bits, std::uint64_t cell)
-        {
-            const std::uint64_t h = filterHash(cell);
-            bits[h >> 6] |= std::uint64_t(1) << (h & 63);
-        };
-        auto blockOf = [](std::int64_t x, std::int64_t y, std::int64_t z)
-        {
-            return (std::uint64_t(x) & 0x1fffff) | (std::uint64_t(y) & 0x1fffff) << 21 |
-                   (std::uint64_t(z) & 0x1fffff) << 42;
-        };
-        std::vector<Index> target(positions.size());
-        Index welded = 0;
-        for (Index i = 0; i < positions.size(); ++i)
-        {
-            target[i] = i;
-            const Vec3& p = positions[i];
-            const std::array<std::int64_t, 3> q{std::int64_t(std::floor(p.x() / eps)),
-                                                std::int64_t(std::floor(p.y() / eps)),
-                                                std::int64_t(std::floor(p.z() / eps))};
-            bool near = false; // a block around the 27 cells holds a representative
-            for (std::int64_t bx = (q[0] - 1) >> 2; bx <= (q[0] + 1) >> 2 && !near; ++bx)
-                for (std::int64_t by = (q[1] - 1) >> 2; by <= (q[1] + 1) >> 2 && !near; ++by)
-                    for (std::int64_t bz = (q[2] - 1) >> 2; bz <= (q[2] + 1) >> 2 && !near; ++bz)
-                        near = isSet(occupiedBlock, blockOf(bx, by, bz));
-            if (near)
-                for (int dx = -1; dx <= 1 && target[i] == i; ++dx)
-                    for (int dy = -1; dy <= 1 && target[i] == i; ++dy)
-                        for (int dz = -1; dz <= 1 && target[i] == i; ++dz)
-                        {
-                            const std::uint64_t cell = cellOf(q, dx, dy, dz);
-                            if (!isSet(occupied, cell))
-                                continue; // no representative in that cell
-                            const Cell& c = probe(cell);
-                            for (Index j = c.head; j != kInvalidIndex; j = next[j])
-                                if ((positions[j] - p).norm() <= eps)
-                                {
-                                    target[i] = j;
-                                    break;
-                                }
-                        }
-            if (target[i] == i)
-            {
-                const std::uint64_t cell = cellOf(q, 0, 0, 0);
-                set(occupied, cell);
-                set(occupiedBlock, blockOf(q[0] >> 2, q[1] >> 2, q[2] >> 2));
-                Cell& c = probe(cell);
-                if (c.key == kNoCell)
-                    c = {cell, i, i};
-                else
-                {
-                    next[c.tail] = i;
-                    c.tail = i;
-                }
-            }
-            else
-                ++welded;
-        }
+        std::vector<Index> target;
+        const Index welded = weldPositions(positions, eps, target);
         stats.weldedVertices += welded;
         // Without a weld no triangle changes: its corners are distinct (within one tet, distinct
         // vertices have distinct keys).
@@ -260,9 +268,6 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
             triangles = std::move(kept);
         }
     }
-    stats.fractureVertices = 0;
-    for (const auto& [key, id] : global)
-        stats.fractureVertices += key.nodeCount >= 2;
 
     // Per fragment, vertices numbered in order of first use (triangles stably grouped by fragment:
     // a counting sort).
@@ -275,6 +280,8 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
     for (Index f = 0; f < fragmentCount; ++f)
     {
         meshes[f].surface.triangles.reserve(fragmentStart[f + 1] - fragmentStart[f]);
+        // A closed surface has about half as many vertices as triangles.
+        meshes[f].surface.vertices.reserve((fragmentStart[f + 1] - fragmentStart[f]) / 2 + 4);
         meshes[f].crack.reserve(fragmentStart[f + 1] - fragmentStart[f]);
     }
     std::vector<Tri> grouped(triangles.size());

@@ -8,13 +8,17 @@
 //     so the record contract and "each edge cut at most once" hold: the own site's value is lowered
 //     where flooding disagrees with the nearest site, and a third site that dips below the two sites of
 //     an edge (or of a three-site face) is raised at the nodes where it is not the label.
-//  2. tessellation_tet.cpp — whole tets of the parent: the four canonical schemes (3+1, 2+2, 2+1+1,
-//     1+1+1+1) as one collapsed barycentric subdivision; fracture vertices by eq. 13, keyed by their
-//     sorted nodes and sites so neighbouring tets weld bit-for-bit (fracture_vertex.cpp).
+//  2. tessellation_tet.cpp — whole tets of the parent whose nodes carry two or more sites: the four
+//     canonical schemes (3+1, 2+2, 2+1+1, 1+1+1+1) as one collapsed barycentric subdivision; fracture
+//     vertices by eq. 13, keyed by their sorted nodes and sites so neighbouring tets weld bit-for-bit
+//     (fracture_vertex.cpp). A tet of one site is not tessellated: it only contributes its faces on
+//     the parent's surface, as triangles of mesh nodes (fragment_assembly.cpp).
 //  3. tessellation_region.cpp — tets an earlier fracture cut (repeated fracture): the parent's piece
 //     polytope clipped by the new functions (exact argmin), vertices keyed the same way.
 //  4. fragment_components.cpp — connected components of equally labelled pieces → new fragment ids.
 //  5. fragment_assembly.cpp — welding per fragment, crack flags, mass properties.
+// The face neighbours of the tets depend only on the asset and are cached per asset
+// (tessellation_faces.cpp).
 #pragma once
 
 #include "fragment_mesh.h"

@@ -198,6 +198,9 @@ inline bool isNodeKey(const VertexKey& key)
 /// Connected components of pieces → new fragment index per piece (fragment_components.cpp). Returns
 /// the number of fragments.
 Index pieceComponents(const Region& region, const TetMesh& mesh, std::vector<Index>& pieceFragment);
+/// Position weld of fragment_assembly.cpp: target[i] is the earliest kept vertex within eps of vertex i
+/// (found among the 27 cells of size eps around it), or i if none; returns the number merged.
+Index weldPositions(const std::vector<Vec3>& positions, Real eps, std::vector<Index>& target);
 /// Welds the chunks and the boundary faces of the uncut region tets into one mesh per fragment
 /// (fragment_assembly.cpp).
 void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chunks,

@@ -30,14 +30,24 @@ namespace shatter::fracture::detail
 namespace
 {
 
+// Local edge index of (k, l) in kTetEdges, either order (a table: this runs per corner of every
+// crack triangle).
+constexpr std::array<std::array<int, 4>, 4> kEdgeIndex = []
+{
+    std::array<std::array<int, 4>, 4> t{};
+    for (auto& row : t)
+        row.fill(-1);
+    for (int e = 0; e < 6; ++e)
+    {
+        t[kTetEdges[e][0]][kTetEdges[e][1]] = e;
+        t[kTetEdges[e][1]][kTetEdges[e][0]] = e;
+    }
+    return t;
+}();
+
 int edgeIndex(int k, int l)
 {
-    if (k > l)
-        std::swap(k, l);
-    for (int e = 0; e < 6; ++e)
-        if (kTetEdges[e][0] == k && kTetEdges[e][1] == l)
-            return e;
-    return -1;
+    return kEdgeIndex[k][l];
 }
 
 bool evenPermutation(int a, int b, int c, int d)
