@@ -34,14 +34,25 @@ void insertionSort(std::array<int, N>& a, int n, Less less)
             std::swap(a[j], a[j - 1]);
 }
 
+std::size_t simplexHash(const std::array<Index, 4>& nodes)
+{
+    std::uint64_t h = 0;
+    for (Index n : nodes)
+        h = (h ^ n) * 0x9e3779b97f4a7c15ull;
+    return std::size_t(h >> 17);
+}
+
 } // namespace
 
 Index ValueTable::find(Index node, std::uint32_t site) const
 {
-    const auto begin = sites.begin() + offsets[node], end = sites.begin() + offsets[node + 1];
-    const auto it = std::lower_bound(begin, end, site);
-    SHATTER_ASSERT(it != end && *it == site, "value table lacks a site at a node");
-    return Index(it - sites.begin());
+    // A node has a few sites: a linear scan beats a binary search.
+    const Index end = offsets[node + 1];
+    Index i = offsets[node];
+    while (i < end && sites[i] != site)
+        ++i;
+    SHATTER_ASSERT(i != end, "value table lacks a site at a node");
+    return i;
 }
 
 bool VertexKey::operator==(const VertexKey& o) const
@@ -226,33 +237,92 @@ Vec3 solveVertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const
     return p;
 }
 
+void ChunkOutput::beginTet(const Tet& nodes)
+{
+    tetNodes = nodes;
+    tetNodeRefs.fill(kInvalidIndex);
+}
+
+void ChunkOutput::endTet()
+{
+    refEnd.push_back(Index(refs.size()));
+    triangleEnd.push_back(Index(triangles.size()));
+}
+
+Index ChunkOutput::node(Index n, const std::vector<Vec3>& meshNodes)
+{
+    for (int k = 0; k < 4; ++k)
+        if (tetNodes[k] == n)
+        {
+            if (tetNodeRefs[k] == kInvalidIndex)
+            {
+                SHATTER_ASSERT(n < kNodeRef, "node id too large for a vertex reference");
+                tetNodeRefs[k] = Index(refs.size());
+                refs.push_back(n | kNodeRef);
+                positions.push_back(meshNodes[n]);
+            }
+            return tetNodeRefs[k];
+        }
+    SHATTER_ASSERT(false, "a node vertex that is not a node of the current tet");
+    return kInvalidIndex;
+}
+
 Index ChunkOutput::vertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const Vec3* fallback)
 {
-    const Index next = Index(keys.size());
     if (isNodeKey(key))
-    {
-        const auto [it, inserted] = nodeLookup.try_emplace(key.nodes[0], next);
-        if (!inserted)
-            return it->second;
-    }
-    else
-    {
-        const auto [it, inserted] = lookup.try_emplace(key, next);
-        if (!inserted)
-            return it->second;
-    }
+        return node(key.nodes[0], meshNodes);
+    const Index next = Index(refs.size());
+    const auto [it, inserted] = lookup.try_emplace(key, next);
+    if (!inserted)
+        return it->second;
+    refs.push_back(Index(keys.size()));
     keys.push_back(key);
     if (key.nodeCount == 0)
     {
         SHATTER_ASSERT(fallback, "a polygon centre needs its position");
         positions.push_back(*fallback);
+        keyStatus.push_back(VertexStatus::Exact);
         return next;
     }
     VertexStatus status;
     positions.push_back(solveVertex(key, meshNodes, fallback, status));
-    constrained += status == VertexStatus::Constrained;
-    singular += status == VertexStatus::Singular;
+    keyStatus.push_back(status);
     return next;
+}
+
+Index ChunkOutput::siteVertex(const ValueTable& table, const Index* nodes, const std::uint32_t* sites,
+                              int count, const std::vector<Vec3>& meshNodes)
+{
+    std::array<Index, 4> sorted{kInvalidIndex, kInvalidIndex, kInvalidIndex, kInvalidIndex};
+    for (int i = 0; i < count; ++i)
+        sorted[i] = nodes[i];
+    for (int i = 1; i < count; ++i) // insertion sort (≤ 4 entries)
+        for (int j = i; j > 0 && sorted[j] < sorted[j - 1]; --j)
+            std::swap(sorted[j], sorted[j - 1]);
+    if (2 * (simplexCount + 1) > simplexTable.size())
+    {
+        std::vector<SimplexEntry> old = std::move(simplexTable);
+        simplexTable.assign(std::max<std::size_t>(64, 2 * old.size()), SimplexEntry{});
+        for (const SimplexEntry& e : old)
+            if (e.vertex != kInvalidIndex)
+            {
+                std::size_t h = simplexHash(e.nodes) & (simplexTable.size() - 1);
+                while (simplexTable[h].vertex != kInvalidIndex)
+                    h = (h + 1) & (simplexTable.size() - 1);
+                simplexTable[h] = e;
+            }
+    }
+    std::size_t h = simplexHash(sorted) & (simplexTable.size() - 1);
+    while (simplexTable[h].vertex != kInvalidIndex)
+    {
+        if (simplexTable[h].nodes == sorted)
+            return simplexTable[h].vertex;
+        h = (h + 1) & (simplexTable.size() - 1);
+    }
+    const Index id = vertex(siteVertexKey(table, nodes, count, sites, count), meshNodes);
+    simplexTable[h] = {sorted, id};
+    ++simplexCount;
+    return id;
 }
 
 void ChunkOutput::triangle(Index piece, Index a, Index b, Index c, std::uint8_t crack)

@@ -27,6 +27,16 @@ Index findRoot(std::vector<Index>& up, Index i)
     return i;
 }
 
+// Joins the sets of a and b; the root with the lower index stays root (shallow trees in region order).
+void unite(std::vector<Index>& up, Index a, Index b)
+{
+    const Index ra = findRoot(up, a), rb = findRoot(up, b);
+    if (ra < rb)
+        up[rb] = ra;
+    else
+        up[ra] = rb;
+}
+
 } // namespace
 
 Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector<Index>& pieceFragment)
@@ -39,11 +49,18 @@ Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector
     {
         for (int f = 0; f < 4; ++f)
         {
-            const Index other = region.across[slot][f];
-            if (other == kInvalidIndex || region.tetSlot[other] == kInvalidIndex)
+            const Index oslot = region.acrossSlot[slot][f];
+            if (oslot == kInvalidIndex)
                 continue;
-            const Index oslot = region.tetSlot[other];
-            const int g = region.acrossFace[slot][f];
+            if (!region.cut[slot] && !region.cut[oslot])
+            {
+                // Two uncut tets: one piece each, touching every face, and of the same site (three
+                // shared nodes). Joined once, from the lower tet.
+                if (slot < oslot)
+                    unite(up, region.pieceStart[slot], region.pieceStart[oslot]);
+                continue;
+            }
+            const int g = region.faces->acrossFace[region.tets[slot]][f];
             if (g < 0)
                 continue;
             for (Index p = region.pieceStart[slot]; p < region.pieceStart[slot + 1]; ++p)
@@ -63,7 +80,7 @@ Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector
                         continue;
                     }
                     if (region.pieceSite[p] == region.pieceSite[q])
-                        up[findRoot(up, p)] = findRoot(up, q);
+                        unite(up, p, q);
                 }
             }
         }
@@ -71,7 +88,7 @@ Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector
     std::sort(sliverLinks.begin(), sliverLinks.end());
     for (std::size_t i = 0; i < sliverLinks.size(); ++i)
         if (i == 0 || sliverLinks[i].first != sliverLinks[i - 1].first)
-            up[findRoot(up, sliverLinks[i].first)] = findRoot(up, sliverLinks[i].second);
+            unite(up, sliverLinks[i].first, sliverLinks[i].second);
 
     pieceFragment.assign(pieces, kInvalidIndex);
     std::vector<Index> rootFragment(pieces, kInvalidIndex);

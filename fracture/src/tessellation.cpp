@@ -6,6 +6,7 @@
 #include "shatter/error.h"
 
 #include <tbb/blocked_range.h>
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -83,49 +84,25 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
             region.tets.push_back(t);
             region.precut.push_back(field.isCut(t) ? 1 : 0);
         }
-    // Face neighbours: the other tet holding the three nodes of the face. A face of the (manifold) tet
-    // mesh has at most two tets, so a neighbour found from one side is also set from the other.
-    constexpr Index kUnknown = kInvalidIndex - 1;
-    region.across.assign(region.tets.size(), {kUnknown, kUnknown, kUnknown, kUnknown});
-    region.acrossFace.assign(region.tets.size(), {-1, -1, -1, -1});
+    region.faces = tetFaces(state);
+    const TetFaces& faces = *region.faces;
+    region.acrossSlot.resize(region.tets.size());
+    region.boundary.resize(region.tets.size());
     for (Index slot = 0; slot < region.tets.size(); ++slot)
     {
-        const Index t = region.tets[slot];
-        const Tet& tet = mesh.tets[t];
+        const std::array<Index, 4>& across = faces.across[region.tets[slot]];
+        std::uint8_t boundary = 0;
         for (int f = 0; f < 4; ++f)
         {
-            if (region.across[slot][f] != kUnknown)
-                continue;
-            const auto& c = kTetFaces[f];
-            Index other = kInvalidIndex;
-            int otherFace = -1;
-            const Index a = tet[c[0]], b = tet[c[1]], d = tet[c[2]];
-            for (Index i = mesh.nodeTetOffsets[a]; i < mesh.nodeTetOffsets[a + 1] && other == kInvalidIndex;
-                 ++i)
-            {
-                const Index u = mesh.nodeTets[i];
-                if (u == t)
-                    continue;
-                const Tet& o = mesh.tets[u];
-                auto has = [&](Index n)
-                {
-                    return o[0] == n || o[1] == n || o[2] == n || o[3] == n;
-                };
-                if (!has(b) || !has(d))
-                    continue;
-                other = u;
-                otherFace = 0; // face k of a tet is opposite its node k: the node not in this face
-                while (o[otherFace] == a || o[otherFace] == b || o[otherFace] == d)
-                    ++otherFace;
-            }
-            region.across[slot][f] = other;
-            region.acrossFace[slot][f] = std::int8_t(otherFace);
-            if (other != kInvalidIndex && region.tetSlot[other] != kInvalidIndex)
-            {
-                region.across[region.tetSlot[other]][otherFace] = t;
-                region.acrossFace[region.tetSlot[other]][otherFace] = std::int8_t(f);
-            }
+            const Index other = across[f];
+            const Index otherSlot = other == kInvalidIndex ? kInvalidIndex : region.tetSlot[other];
+            region.acrossSlot[slot][f] = otherSlot;
+            if (other == kInvalidIndex)
+                boundary |= std::uint8_t(1u << f);
+            else if (otherSlot == kInvalidIndex)
+                boundary |= std::uint8_t(0x10u << f);
         }
+        region.boundary[slot] = boundary;
     }
 }
 
@@ -147,6 +124,10 @@ void buildPieces(const TetMesh& mesh, Region& region)
         for (int i = 1; i < count; ++i) // insertion sort (≤ 4 entries)
             for (int j = i; j > 0 && sites[j] < sites[j - 1]; --j)
                 std::swap(sites[j], sites[j - 1]);
+        const bool cut = region.precut[slot] || count >= 2;
+        if (cut)
+            region.cutSlots.push_back(slot);
+        region.cut.push_back(cut ? 1 : 0);
         if (count == 0)
         {
             region.pieceSite.push_back(kNoSite);
@@ -190,29 +171,40 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     const TessContext ctx{state, labels, options, region, table, mesh.nodes};
     buildValueTable(ctx, table, stats);
 
-    // Geometry, in fixed chunks of region tets.
-    constexpr Index kChunk = 128;
-    const Index chunkCount = (Index(region.tets.size()) + kChunk - 1) / kChunk;
+    // Geometry of the cut tets, in runs of consecutive cut tets: one run on one thread (every repeated
+    // vertex found in one map), a few per worker otherwise. The merge numbers vertices by first use in
+    // region order and every position depends only on its key, so the result does not depend on the
+    // runs. The other region tets lie wholly in one piece: their boundary faces are added when the
+    // meshes are assembled.
+    const Index cutCount = Index(region.cutSlots.size());
+    const unsigned workers =
+        options.threads == 0 ? unsigned(tbb::info::default_concurrency()) : options.threads;
+    const Index chunkCount = workers <= 1 || cutCount < options.parallelCutTets ? std::min<Index>(cutCount, 1)
+                                                                                : Index(4 * workers);
     std::vector<ChunkOutput> chunks(chunkCount);
+    for (Index c = 0; c < chunkCount; ++c)
+        chunks[c].slots.assign(region.cutSlots.begin() + std::size_t(cutCount) * c / chunkCount,
+                               region.cutSlots.begin() + std::size_t(cutCount) * (c + 1) / chunkCount);
     std::vector<std::uint8_t> touch(region.pieceTouch);
     // oneTBB over the chunks; each chunk writes only its own output and its own tets' pieces, and
-    // the chunks are merged in order below, so the result does not depend on the thread count.
+    // the chunks are merged in order, so the result does not depend on the thread count.
     auto emitChunks = [&](const tbb::blocked_range<std::size_t>& range)
     {
         for (std::size_t c = range.begin(); c < range.end(); ++c)
         {
-            const Index first = Index(c) * kChunk;
-            const Index last = std::min<Index>(first + kChunk, Index(region.tets.size()));
-            for (Index slot = first; slot < last; ++slot)
+            ChunkOutput& out = chunks[c];
+            for (Index slot : out.slots)
             {
+                out.beginTet(mesh.tets[region.tets[slot]]);
                 if (region.precut[slot])
-                    emitPrecutTet(ctx, slot, chunks[c], touch);
+                    emitPrecutTet(ctx, slot, out, touch);
                 else
-                    emitWholeTet(ctx, slot, chunks[c]);
+                    emitWholeTet(ctx, slot, out);
+                out.endTet();
             }
         }
     };
-    if (options.threads == 1)
+    if (chunkCount <= 1)
         emitChunks(tbb::blocked_range<std::size_t>(0, chunkCount));
     else
     {
@@ -221,16 +213,13 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
     }
     region.pieceTouch = std::move(touch);
     for (const ChunkOutput& c : chunks)
-    {
-        stats.constrainedVertices += c.constrained;
-        stats.singularVertices += c.singular;
         for (int s = 0; s < 4; ++s)
             stats.schemes[s] += c.schemes[s];
-    }
-    for (Index t : region.tets)
+    // Slivers (no parent node) are tets cut earlier: a tet first cut now holds a parent node.
+    for (Index slot : region.cutSlots)
     {
         bool parentNode = false;
-        for (Index n : mesh.tets[t])
+        for (Index n : mesh.tets[region.tets[slot]])
             parentNode |= region.nodeEntry[n] != kInvalidIndex;
         stats.slivers += !parentNode;
     }
@@ -267,8 +256,8 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.nodeFragments[i] = first + fragment;
     }
 
-    // Records: every tet with two or more pieces, and one-piece records for slivers.
-    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    // Records: every tet with two or more pieces, and one-piece records for slivers (all cut tets).
+    for (Index slot : region.cutSlots)
     {
         const Index begin = region.pieceStart[slot], count = region.pieceStart[slot + 1] - begin;
         const Tet& tet = mesh.tets[region.tets[slot]];
@@ -299,22 +288,32 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutTets.push_back(rec);
     }
 
-    // Cut edges: parent edges whose nodes carry different sites (each crossed once, see values file).
+    // Cut edges: parent edges whose nodes carry different sites (each crossed once, see values file);
+    // their tets have two or more pieces, so they are cut tets.
     std::vector<std::array<Index, 2>> edges;
-    for (Index t : region.tets)
+    std::vector<std::uint8_t> edgeSeen(mesh.neighbors.size(), 0);
+    for (Index slot : region.cutSlots)
     {
-        const Tet& tet = mesh.tets[t];
+        const Tet& tet = mesh.tets[region.tets[slot]];
         for (const auto& e : kTetEdges)
         {
             Index a = tet[e[0]], b = tet[e[1]];
             const Index ea = region.nodeEntry[a], eb = region.nodeEntry[b];
             if (ea == kInvalidIndex || eb == kInvalidIndex || labels.labels[ea] == labels.labels[eb])
                 continue;
-            edges.push_back({std::min(a, b), std::max(a, b)});
+            if (a > b)
+                std::swap(a, b);
+            // Each edge once (it is in every tet around it): flagged at its entry in a's neighbours.
+            Index i = mesh.neighborOffsets[a];
+            while (mesh.neighbors[i] != b)
+                ++i;
+            if (edgeSeen[i])
+                continue;
+            edgeSeen[i] = 1;
+            edges.push_back({a, b});
         }
     }
     std::sort(edges.begin(), edges.end());
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
     for (const auto& e : edges)
     {
         const Index i0 = region.nodeEntry[e[0]], i1 = region.nodeEntry[e[1]];
@@ -330,7 +329,7 @@ FractureResult tessellate(const ObjectState& state, const VoronoiLabelling& labe
         result.cutEdges.push_back(cut);
     }
 
-    assembleMeshes(chunks, pieceFragment, fragmentCount, options, result, stats);
+    assembleMeshes(ctx, chunks, pieceFragment, fragmentCount, result, stats);
     for (Index f = 0; f < fragmentCount; ++f)
         stats.mass.push_back(computeMassProperties(result.meshes[f]->surface, options.density,
                                                    "fragment " + std::to_string(first + f)));

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -33,15 +34,34 @@ struct ValueTable
     Real value(Index node, std::uint32_t site) const { return values[find(node, site)]; }
 };
 
+/// Face neighbours of every tet of an asset's tet mesh: they depend on the mesh only, so they are built
+/// once per asset and shared by every tessellation of its fragments (tessellation_faces.cpp).
+struct TetFaces
+{
+    std::vector<std::array<Index, 4>>
+        across; ///< per tet: neighbour across local face k (kInvalidIndex: surface)
+    std::vector<std::array<std::int8_t, 4>>
+        acrossFace; ///< per tet: the neighbour's face matching k (-1: none)
+};
+/// The face neighbours of `state`'s asset, built on first use and cached while the asset lives.
+std::shared_ptr<const TetFaces> tetFaces(const ObjectState& state);
+
 /// The parent's region and its pieces.
 struct Region
 {
-    std::vector<Index> tets;          ///< region tets, increasing
-    std::vector<std::uint8_t> precut; ///< per region tet: cut by an earlier fracture
+    std::vector<Index> tets;               ///< region tets, increasing
+    std::vector<std::uint8_t> precut;      ///< per region tet: cut by an earlier fracture
+    std::shared_ptr<const TetFaces> faces; ///< face neighbours by mesh tet (not by region slot)
     std::vector<std::array<Index, 4>>
-        across; ///< per region tet: neighbour tet across local face k (kInvalidIndex: surface)
-    std::vector<std::array<std::int8_t, 4>>
-        acrossFace;                ///< per region tet: the neighbour's local face matching face k (-1: none)
+        acrossSlot; ///< per region tet: region tet across face k, or kInvalidIndex
+    /// Per region tet: bit k, face k is on the original surface; bit 4 + k, it faces a tet without the
+    /// parent (an earlier crack). Both are faces of the parent's surface.
+    std::vector<std::uint8_t> boundary;
+    /// Region tets that need the tessellation proper, increasing: cut by an earlier fracture, or with
+    /// nodes of two or more sites. Every other region tet lies wholly in one piece and contributes only
+    /// its boundary faces, whose corners are mesh nodes (fragment_assembly.cpp).
+    std::vector<Index> cutSlots;
+    std::vector<std::uint8_t> cut; ///< per region tet: listed in cutSlots
     std::vector<Index> pieceStart; ///< per region tet + 1: its pieces
     std::vector<std::uint32_t>
         pieceSite; ///< site of each piece (kNoSite: sliver, see tessellation_region.cpp)
@@ -95,24 +115,52 @@ Vec3 solveVertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const
 struct OutTriangle
 {
     Index piece = 0;
-    std::array<Index, 3> v{}; ///< indices into ChunkOutput::keys
+    std::array<Index, 3> v{}; ///< indices into ChunkOutput::refs
     std::uint8_t crack = 0;
 };
 
-/// Output of a chunk of region tets (merged in chunk order: deterministic for any thread count).
+/// Output of a run of consecutive cut tets (Region::cutSlots), merged in region order (deterministic
+/// for any thread count and any runs). Vertices are numbered in the order they are first asked for
+/// (`refs`); a node vertex is only looked up among the current tet's four nodes, a keyed vertex in the
+/// chunk's maps, and fragment_assembly.cpp merges the chunks into one numbering.
 struct ChunkOutput
 {
-    std::vector<VertexKey> keys;
-    std::vector<Vec3> positions;
+    static constexpr Index kNodeRef = 0x80000000u; ///< refs entry of a node vertex: node id | kNodeRef
+
+    std::vector<Index> slots;            ///< the cut tets of the chunk, increasing
+    std::vector<Index> refEnd;           ///< per tet of `slots`: end of its entries in `refs`
+    std::vector<Index> triangleEnd;      ///< per tet of `slots`: end of its entries in `triangles`
+    std::vector<Index> refs;             ///< per vertex: node id | kNodeRef, or an index into `keys`
+    std::vector<Vec3> positions;         ///< per vertex (refs)
+    std::vector<VertexKey> keys;         ///< keyed (non-node) vertices, each once
+    std::vector<VertexStatus> keyStatus; ///< per key: how solveVertex placed it
     std::vector<OutTriangle> triangles;
-    std::unordered_map<VertexKey, Index, VertexKeyHash> lookup;
-    /// Plain node vertices (isNodeKey), the most common key, looked up by node id instead of by the
-    /// whole key: same numbering, without hashing and comparing the key's value table.
-    std::unordered_map<Index, Index> nodeLookup;
-    Index constrained = 0, singular = 0;
+    std::unordered_map<VertexKey, Index, VertexKeyHash> lookup; ///< key → vertex (refs index)
+    /// Site vertices of whole tets (siteVertexKey over a simplex and its nodes' sites) by the simplex's
+    /// sorted nodes alone — the sites are the nodes' (Region::nodeSite) — so a repeated edge, face or
+    /// tet vertex is found without building, sorting and hashing its key. Open addressing; a miss goes
+    /// through the full key, so the numbering is the same as with `lookup` alone.
+    struct SimplexEntry
+    {
+        std::array<Index, 4> nodes{kInvalidIndex, kInvalidIndex, kInvalidIndex, kInvalidIndex};
+        Index vertex = kInvalidIndex;
+    };
+    std::vector<SimplexEntry> simplexTable;
+    std::size_t simplexCount = 0;
+    std::array<Index, 4> tetNodes{}, tetNodeRefs{}; ///< node vertices of the current tet
     std::array<Index, 4> schemes{};
 
+    /// Starts the next tet of `slots` (its node vertices are looked up among `nodes`).
+    void beginTet(const Tet& nodes);
+    /// Ends the current tet (records its ranges).
+    void endTet();
     Index vertex(const VertexKey& key, const std::vector<Vec3>& meshNodes, const Vec3* fallback = nullptr);
+    /// The vertex of mesh node `node`, a node of the current tet.
+    Index node(Index node, const std::vector<Vec3>& meshNodes);
+    /// The vertex where the sites of `count` (2..4) nodes are equal (eq. 13): siteVertexKey over the
+    /// nodes and their sites `sites`, found by the sorted nodes first.
+    Index siteVertex(const ValueTable& table, const Index* nodes, const std::uint32_t* sites, int count,
+                     const std::vector<Vec3>& meshNodes);
     void triangle(Index piece, Index a, Index b, Index c, std::uint8_t crack);
 };
 
@@ -150,9 +198,13 @@ inline bool isNodeKey(const VertexKey& key)
 /// Connected components of pieces → new fragment index per piece (fragment_components.cpp). Returns
 /// the number of fragments.
 Index pieceComponents(const Region& region, const TetMesh& mesh, std::vector<Index>& pieceFragment);
-/// Welds the chunks into one mesh per fragment (fragment_assembly.cpp).
-void assembleMeshes(const std::vector<ChunkOutput>& chunks, const std::vector<Index>& pieceFragment,
-                    Index fragmentCount, const TessellationSettings& options, FractureResult& result,
+/// Position weld of fragment_assembly.cpp: target[i] is the earliest kept vertex within eps of vertex i
+/// (found among the 27 cells of size eps around it), or i if none; returns the number merged.
+Index weldPositions(const std::vector<Vec3>& positions, Real eps, std::vector<Index>& target);
+/// Welds the chunks and the boundary faces of the uncut region tets into one mesh per fragment
+/// (fragment_assembly.cpp).
+void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chunks,
+                    const std::vector<Index>& pieceFragment, Index fragmentCount, FractureResult& result,
                     TessellationStats& stats);
 
 } // namespace shatter::fracture::detail

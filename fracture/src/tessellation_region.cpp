@@ -243,8 +243,8 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
     std::array<int, 4> faceKind{};
     for (int f = 0; f < 4; ++f)
     {
-        const Index other = region.across[slot][f];
-        faceKind[f] = other == kInvalidIndex ? 1 : (region.tetSlot[other] == kInvalidIndex ? 2 : 0);
+        const unsigned boundary = region.boundary[slot];
+        faceKind[f] = boundary & (1u << f) ? 1 : (boundary & (0x10u << f) ? 2 : 0);
     }
 
     Poly base;
@@ -270,7 +270,7 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
             if (!(c.mask & (1u << k)))
                 local[n++] = k;
         if (n == 1)
-            return out.vertex(nodeKey(tet[local[0]]), ctx.meshNodes);
+            return out.node(tet[local[0]], ctx.meshNodes);
         key.nodeCount = std::uint8_t(n);
         for (int i = 0; i < n; ++i)
             key.nodes[i] = tet[local[i]];
@@ -307,7 +307,8 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
             own.nodes = {t, kInvalidIndex, Index(pieceIndex), Index(index)};
             const std::size_t before = out.keys.size();
             const Index id = out.vertex(own, ctx.meshNodes, &c.x);
-            out.singular += out.keys.size() != before;
+            if (out.keys.size() != before)
+                out.keyStatus.back() = VertexStatus::Singular;
             return id;
         }
         key.functionCount = std::uint8_t(count);

@@ -20,6 +20,8 @@
 // Every collapse choice depends only on the simplex's sorted node ids, so neighbouring tets agree.
 #include "tessellation_detail.h"
 
+#include "shatter/error.h"
+
 #include <algorithm>
 
 namespace shatter::fracture::detail
@@ -28,14 +30,24 @@ namespace shatter::fracture::detail
 namespace
 {
 
+// Local edge index of (k, l) in kTetEdges, either order (a table: this runs per corner of every
+// crack triangle).
+constexpr std::array<std::array<int, 4>, 4> kEdgeIndex = []
+{
+    std::array<std::array<int, 4>, 4> t{};
+    for (auto& row : t)
+        row.fill(-1);
+    for (int e = 0; e < 6; ++e)
+    {
+        t[kTetEdges[e][0]][kTetEdges[e][1]] = e;
+        t[kTetEdges[e][1]][kTetEdges[e][0]] = e;
+    }
+    return t;
+}();
+
 int edgeIndex(int k, int l)
 {
-    if (k > l)
-        std::swap(k, l);
-    for (int e = 0; e < 6; ++e)
-        if (kTetEdges[e][0] == k && kTetEdges[e][1] == l)
-            return e;
-    return -1;
+    return kEdgeIndex[k][l];
 }
 
 bool evenPermutation(int a, int b, int c, int d)
@@ -78,26 +90,17 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
     std::array<int, 4> faceKind{};
     for (int f = 0; f < 4; ++f)
     {
-        const Index other = region.across[slot][f];
-        faceKind[f] = other == kInvalidIndex ? 1 : (region.tetSlot[other] == kInvalidIndex ? 2 : 0);
+        const unsigned boundary = region.boundary[slot];
+        faceKind[f] = boundary & (1u << f) ? 1 : (boundary & (0x10u << f) ? 2 : 0);
     }
 
     auto node = [&](int k)
     {
-        return out.vertex(nodeKey(tet[k]), ctx.meshNodes);
+        return out.node(tet[k], ctx.meshNodes);
     };
 
-    if (pieceCount == 1)
-    {
-        for (int f = 0; f < 4; ++f)
-            if (faceKind[f] != 0)
-            {
-                // kTetFaces is clockwise from outside: swap two corners for an outward triangle.
-                const auto& c = kTetFaces[f];
-                out.triangle(piece[c[0]], node(c[0]), node(c[2]), node(c[1]), std::uint8_t(faceKind[f] == 2));
-            }
-        return;
-    }
+    // A tet of one piece is not a cut tet: its boundary faces are added by assembleMeshes.
+    SHATTER_ASSERT(pieceCount >= 2, "emitWholeTet needs a cut tet");
 
     // Scheme statistics (3+1, 2+2, 2+1+1, 1+1+1+1).
     {
@@ -122,7 +125,7 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
             cut[e] = true;
             const Index nodes[2] = {tet[k], tet[l]};
             const std::uint32_t sites[2] = {lab[k], lab[l]};
-            edgeV[e] = out.vertex(siteVertexKey(ctx.table, nodes, 2, sites, 2), ctx.meshNodes);
+            edgeV[e] = out.siteVertex(ctx.table, nodes, sites, 2, ctx.meshNodes);
             if (lowestCut < 0 ||
                 sortedIds(tet, k, l) < sortedIds(tet, kTetEdges[lowestCut][0], kTetEdges[lowestCut][1]))
                 lowestCut = e;
@@ -141,7 +144,7 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
         {
             const Index nodes[3] = {tet[c[0]], tet[c[1]], tet[c[2]]};
             const std::uint32_t sites[3] = {lab[c[0]], lab[c[1]], lab[c[2]]};
-            faceV[f] = out.vertex(siteVertexKey(ctx.table, nodes, 3, sites, 3), ctx.meshNodes);
+            faceV[f] = out.siteVertex(ctx.table, nodes, sites, 3, ctx.meshNodes);
             if (lowestTriple < 0 || sortedIds(tet, c[0], c[1], c[2]) <
                                         sortedIds(tet, kTetFaces[lowestTriple][0], kTetFaces[lowestTriple][1],
                                                   kTetFaces[lowestTriple][2]))
@@ -162,7 +165,7 @@ void emitWholeTet(const TessContext& ctx, Index slot, ChunkOutput& out)
     if (pieceCount == 4)
     {
         const Index nodes[4] = {tet[0], tet[1], tet[2], tet[3]};
-        tetV = out.vertex(siteVertexKey(ctx.table, nodes, 4, lab.data(), 4), ctx.meshNodes);
+        tetV = out.siteVertex(ctx.table, nodes, lab.data(), 4, ctx.meshNodes);
     }
     else
         tetV = lowestTriple >= 0 ? faceV[lowestTriple] : edgeV[lowestCut];

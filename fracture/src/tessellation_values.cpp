@@ -93,30 +93,43 @@ struct Adjuster
         }
     }
 
-    // Edge (k, l) with labels a at k and b at l; `sites` are the tet's sites.
-    void edge(Index k, Index l, std::uint32_t a, std::uint32_t b, const std::uint32_t* sites, int count)
+    // A cut tet of the raise passes: its labels, its distinct sites, and the table entry of every
+    // (node, site) pair of the tet, found once instead of on every access of every pass.
+    struct CutTet
     {
+        Index tet = 0;
+        std::array<std::uint32_t, 4> lab{};
+        std::array<std::uint32_t, 4> sites{};
+        int count = 0;
+        std::array<std::array<Index, 4>, 4> entry{}; // entry[k][i]: (node k, sites[i])
+    };
+
+    // Edge (local k, l) of tet c with labels sites[ia] at k and sites[ib] at l.
+    void edge(const CutTet& c, int k, int l, int ia, int ib)
+    {
+        Real* v = table.values.data();
+        const auto& atK = c.entry[k];
+        const auto& atL = c.entry[l];
         const Real eps = ctx.options.edgeMargin;
         // Keep the crossing away from the nodes: raise b at k, a at l.
         {
-            const Real dl = at(l, a) - at(l, b); // > 0: b wins at l
-            raise(at(k, b), at(k, a) + eps * dl / (1 - eps), stats.raisedMarginValues);
-            const Real ek = at(k, b) - at(k, a); // > 0: a wins at k
-            raise(at(l, a), at(l, b) + eps * ek / (1 - eps), stats.raisedMarginValues);
+            const Real dl = v[atL[ia]] - v[atL[ib]]; // > 0: b wins at l
+            raise(v[atK[ib]], v[atK[ia]] + eps * dl / (1 - eps), stats.raisedMarginValues);
+            const Real ek = v[atK[ib]] - v[atK[ia]]; // > 0: a wins at k
+            raise(v[atL[ia]], v[atL[ib]] + eps * ek / (1 - eps), stats.raisedMarginValues);
         }
-        const Real dk = at(k, a) - at(k, b), dl = at(l, a) - at(l, b);
+        const Real dk = v[atK[ia]] - v[atK[ib]], dl = v[atL[ia]] - v[atL[ib]];
         if (!(dk < 0 && dl > 0))
             return;
         const Real t = dk / (dk - dl);
-        const Real ga = (1 - t) * at(k, a) + t * at(l, a);
+        const Real ga = (1 - t) * v[atK[ia]] + t * v[atL[ia]];
         const Real margin = ctx.options.dipMargin * (dl - dk);
-        for (int i = 0; i < count; ++i)
+        for (int i = 0; i < c.count; ++i)
         {
-            const std::uint32_t c = sites[i];
-            if (c == a || c == b)
+            if (i == ia || i == ib)
                 continue;
-            Real& ck = at(k, c);
-            Real& cl = at(l, c);
+            Real& ck = v[atK[i]];
+            Real& cl = v[atL[i]];
             const Real gc = (1 - t) * ck + t * cl;
             if (gc < ga + margin)
             {
@@ -170,54 +183,52 @@ struct Adjuster
 
     // Region tets whose nodes carry two or more sites: the only ones a pass looks at (labels do not
     // change between passes, only values), listed once instead of rescanning the region every pass.
-    std::vector<Index> cutTets;
+    std::vector<CutTet> cutTets;
 
     void findCutTets()
     {
         const TetMesh& mesh = ctx.state.asset().tetMesh;
         cutTets.clear();
-        for (Index t : ctx.region.tets)
+        for (Index slot : ctx.region.cutSlots)
         {
+            const Index t = ctx.region.tets[slot];
             const Tet& tet = mesh.tets[t];
-            std::uint32_t first = kNoSite;
-            bool several = false;
-            for (Index node : tet)
+            CutTet c;
+            c.tet = t;
+            for (int k = 0; k < 4; ++k)
             {
-                const std::uint32_t l = label(node);
-                if (l == kNoSite)
-                    continue;
-                if (first == kNoSite)
-                    first = l;
-                else
-                    several |= l != first;
+                c.lab[k] = label(tet[k]);
+                if (c.lab[k] != kNoSite && std::find(c.sites.begin(), c.sites.begin() + c.count, c.lab[k]) ==
+                                               c.sites.begin() + c.count)
+                    c.sites[c.count++] = c.lab[k];
             }
-            if (several)
-                cutTets.push_back(t);
+            if (c.count < 2)
+                continue;
+            for (int k = 0; k < 4; ++k)
+                for (int i = 0; i < c.count; ++i)
+                    c.entry[k][i] = table.find(tet[k], c.sites[i]);
+            cutTets.push_back(c);
         }
     }
 
     void pass()
     {
         const TetMesh& mesh = ctx.state.asset().tetMesh;
-        for (Index t : cutTets)
+        for (const CutTet& c : cutTets)
         {
-            const Tet& tet = mesh.tets[t];
-            std::array<std::uint32_t, 4> lab;
-            std::array<std::uint32_t, 4> sites;
-            int count = 0;
-            for (int k = 0; k < 4; ++k)
+            const Tet& tet = mesh.tets[c.tet];
+            const auto& lab = c.lab;
+            auto siteIndex = [&](std::uint32_t s)
             {
-                lab[k] = label(tet[k]);
-                if (lab[k] != kNoSite &&
-                    std::find(sites.begin(), sites.begin() + count, lab[k]) == sites.begin() + count)
-                    sites[count++] = lab[k];
-            }
-            if (count < 2)
-                continue;
+                int i = 0;
+                while (c.sites[i] != s)
+                    ++i;
+                return i;
+            };
             for (const auto& e : kTetEdges)
                 if (lab[e[0]] != kNoSite && lab[e[1]] != kNoSite && lab[e[0]] != lab[e[1]])
-                    edge(tet[e[0]], tet[e[1]], lab[e[0]], lab[e[1]], sites.data(), count);
-            if (count < 4)
+                    edge(c, e[0], e[1], siteIndex(lab[e[0]]), siteIndex(lab[e[1]]));
+            if (c.count < 4)
                 continue;
             for (int opposite = 0; opposite < 4; ++opposite)
             {
@@ -291,15 +302,36 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
 
     // (node, site) pairs: the sites of each region tet's nodes, at all four of its nodes. Gathered per
     // node from its region tets (a node sees few distinct sites), which gives the same sorted CSR as
-    // sorting all 16 pairs of every region tet, without that sort.
+    // sorting all 16 pairs of every region tet, without that sort. A node of no cut tet
+    // (Region::cutSlots) sees only its own site, and nothing reads that value (records, cut edges,
+    // raises and fracture vertices all belong to cut tets): it gets an entry without a value (NaN).
+    std::vector<std::uint8_t> kind(mesh.nodeCount(), 0); // 1: region node, 2: node of a cut tet
+    for (Index t : region.tets)
+        for (Index m : mesh.tets[t])
+            kind[m] = 1;
+    for (Index slot : region.cutSlots)
+        for (Index m : mesh.tets[region.tets[slot]])
+            kind[m] = 2;
     table.offsets.assign(mesh.nodeCount() + 1, 0);
     table.sites.clear();
     table.values.clear();
+    table.sites.reserve(2 * std::size_t(mesh.nodeCount()));
+    table.values.reserve(2 * std::size_t(mesh.nodeCount()));
     std::vector<Real> buffer;
     std::array<std::uint32_t, 64> local;
     std::vector<std::uint32_t> spill;
     for (Index node = 0; node < mesh.nodeCount(); ++node)
     {
+        table.offsets[node + 1] = table.offsets[node];
+        if (kind[node] == 0)
+            continue;
+        if (kind[node] == 1)
+        {
+            table.sites.push_back(region.nodeSite[node]);
+            table.values.push_back(std::numeric_limits<Real>::quiet_NaN());
+            ++table.offsets[node + 1];
+            continue;
+        }
         int count = 0;
         spill.clear();
         auto add = [&](std::uint32_t site)
@@ -320,9 +352,6 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
             for (Index m : mesh.tets[t])
                 add(region.nodeSite[m]);
         }
-        table.offsets[node + 1] = table.offsets[node];
-        if (count == 0)
-            continue;
         spill.insert(spill.end(), local.begin(), local.begin() + count);
         std::sort(spill.begin(), spill.end());
         const Real* x = nodeCoordinates(mesh, labels, region, node, buffer);
@@ -334,10 +363,10 @@ void buildValueTable(const TessContext& ctx, ValueTable& table, TessellationStat
         table.offsets[node + 1] += Index(spill.size());
     }
 
-    // Own-label fix: the node's own site strictly below every other.
+    // Own-label fix: the node's own site strictly below every other (a node with one site has none).
     for (Index node = 0; node < mesh.nodeCount(); ++node)
     {
-        if (table.offsets[node] == table.offsets[node + 1])
+        if (table.offsets[node + 1] - table.offsets[node] < 2)
             continue;
         const std::uint32_t own = region.nodeSite[node];
         Real other = std::numeric_limits<Real>::infinity();

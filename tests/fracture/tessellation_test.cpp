@@ -306,6 +306,7 @@ TEST(TessellationDeterminism, SameResultForAnyThreadCount)
     TessellationSettings one, four;
     one.threads = 1;
     four.threads = 4;
+    four.parallelCutTets = 0; // split even a small event between the workers
     const FractureResult a = tessellate(state, labels, nullptr, one);
     const FractureResult b = tessellate(state, labels, nullptr, four);
     const FractureResult c = tessellate(state, labels, nullptr, four);
@@ -325,6 +326,7 @@ TEST(TessellationDeterminism, UnevenThreadCountsOnThePlate)
     one.threads = 1;
     two.threads = 2;
     three.threads = 3;
+    two.parallelCutTets = three.parallelCutTets = 0; // split even a small event between the workers
     const FractureResult a = tessellate(state, labels, nullptr, one);
     EXPECT_GE(a.fragments.size(), 2u);
     EXPECT_TRUE(sameResult(a, tessellate(state, labels, nullptr, two)));
@@ -393,6 +395,7 @@ TEST(TessellationRepeated, TripleLinesThroughAnEarlierCrackStayDistinct)
         TessellationSettings one, four;
         one.threads = 1;
         four.threads = 4;
+        four.parallelCutTets = 0;
         const FractureResult result = tessellate(state, labels, &stats, one);
         EXPECT_TRUE(sameResult(result, tessellate(state, labels, nullptr, four))) << what;
         std::printf(
