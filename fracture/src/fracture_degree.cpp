@@ -77,12 +77,12 @@ std::optional<VoronoiLabelling> planFracture(const Asset& asset, const FragmentR
     // `keep`).
     std::optional<VoronoiLabelling> best;
     CvdStats bestStats;
-    auto trial = [&](Index n, bool keep = false) -> bool
+    auto trial = [&](Index n, bool keep = false, const CvdSettings* cvd = nullptr) -> bool
     {
         const std::vector<Real> sites = seedSites(localCoords, dimension, weights, n, seed);
         CvdStats cs;
         VoronoiLabelling labelling =
-            computeCvd(region, weights, localCoords, dimension, sites, settings.cvd, &cs);
+            computeCvd(region, weights, localCoords, dimension, sites, cvd ? *cvd : settings.cvd, &cs);
         DegreeTrial t;
         t.sites = n;
         t.cells = labelling.siteCount;
@@ -112,7 +112,7 @@ std::optional<VoronoiLabelling> planFracture(const Asset& asset, const FragmentR
         st.predictedDegree = model->predict(weights, st.wholeEnergy / gamma);
         const Real rounded = std::round(std::isfinite(st.predictedDegree) ? st.predictedDegree : 2);
         const Index n = Index(std::clamp<Real>(rounded, 2, Real(st.maxDegree)));
-        trial(n, true);
+        trial(n, true, &settings.predictedCvd);
         st.cvd = std::move(bestStats);
         finish();
         if (!best || best->siteCount < 2)

@@ -42,6 +42,10 @@ struct PlanSettings
 {
     DegreeCriterion criterion = DegreeCriterion::MaxCell;
     CvdSettings cvd; ///< every trial CVD of the degree search
+    /// The one CVD of a predicted degree (DegreeMode::Model). No search compares its max_i E_D,i with
+    /// other N, so it stops at Lloyd's slow tail (CvdSettings::energyTolerance), where its sites only
+    /// creep; not part of the model's key (training runs the search).
+    CvdSettings predictedCvd{.energyTolerance = 2e-3};
     DegreeMode mode = DegreeMode::Model;
     /// DegreeMode::Model: the asset's degree model, trained for this material and these settings
     /// (findDegreeModel, degree_training.h). Without one, or for a region other than the whole asset
