@@ -109,20 +109,30 @@ bool MultilevelGrid::mayIntersect(const Vec3& p, Real radius, FragmentId f) cons
     return false;
 }
 
-template <class Op>
-void MultilevelGrid::forCells(const Aabb& box, Op&& op) const
+bool MultilevelGrid::finestCells(const Aabb& box, std::array<Index, 3>& lo, std::array<Index, 3>& hi) const
 {
     const Level& L = levels[0];
-    std::array<Index, 3> lo{}, hi{};
     for (int a = 0; a < 3; ++a)
     {
         const Real u0 = (box.min[a] - origin[a]) / L.cellSize;
         const Real u1 = (box.max[a] - origin[a]) / L.cellSize;
         if (!(u1 >= 0 && u0 < Real(L.dims[a])))
-            return;
+            return false;
         lo[a] = Index(std::max(Real(0), std::floor(u0)));
         hi[a] = Index(std::min(Real(L.dims[a] - 1), std::floor(u1)));
+        if (hi[a] < lo[a])
+            return false;
     }
+    return true;
+}
+
+template <class Op>
+void MultilevelGrid::forCells(const Aabb& box, Op&& op) const
+{
+    const Level& L = levels[0];
+    std::array<Index, 3> lo{}, hi{};
+    if (!finestCells(box, lo, hi))
+        return;
     for (Index z = lo[2]; z <= hi[2]; ++z)
         for (Index y = lo[1]; y <= hi[1]; ++y)
             for (Index x = lo[0]; x <= hi[0]; ++x)
@@ -135,20 +145,9 @@ CellRange MultilevelGrid::cellRange(const Aabb& box, bool& fits) const
     CellRange range;
     if (levels.empty())
         return range;
-    const Level& L = levels[0];
     std::array<Index, 3> lo{}, hi{};
-    for (int a = 0; a < 3; ++a)
-    {
-        // The same arithmetic as forCells, so that the range holds exactly its cells.
-        const Real u0 = (box.min[a] - origin[a]) / L.cellSize;
-        const Real u1 = (box.max[a] - origin[a]) / L.cellSize;
-        if (!(u1 >= 0 && u0 < Real(L.dims[a])))
-            return range;
-        lo[a] = Index(std::max(Real(0), std::floor(u0)));
-        hi[a] = Index(std::min(Real(L.dims[a] - 1), std::floor(u1)));
-        if (hi[a] < lo[a])
-            return range;
-    }
+    if (!finestCells(box, lo, hi)) // forCells' cells exactly
+        return range;
     for (int a = 0; a < 3; ++a)
     {
         if (hi[a] - lo[a] >= 255)

@@ -91,6 +91,8 @@ private:
         std::size_t cellCount() const { return std::size_t(dims[0]) * dims[1] * dims[2]; }
         Index cellIndex(Index x, Index y, Index z) const { return (z * dims[1] + y) * dims[0] + x; }
     };
+    /// The finest level's cells [lo, hi] (inclusive) that `box` overlaps; false when it overlaps none.
+    bool finestCells(const Aabb& box, std::array<Index, 3>& lo, std::array<Index, 3>& hi) const;
     template <class Op>
     void forCells(const Aabb& box, Op&& op) const;
 
