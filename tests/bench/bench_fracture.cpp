@@ -281,7 +281,7 @@ void registerAll()
 }
 
 // fracture_update/piggy_bank_27: ObjectState::apply alone for a piggy-bank event of about 27 pieces,
-// the size of TVCG Table 3's piggy-bank events ("update max" 1.2 ms). The FEM impact above with γ
+// the size of TVCG Table 3's piggy-bank events (kTvcg holds its "update max"). The FEM impact above with γ
 // lowered step by step until the pipeline chooses that many fragments (found once, untimed); each
 // iteration applies the same result to a fresh copy of the unbroken state. Manual time = apply().
 void fractureUpdate27(benchmark::State& state)

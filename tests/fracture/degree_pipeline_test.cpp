@@ -47,6 +47,14 @@ struct Trained
     double lastFraction = 0;                // the training progress's last fraction
 };
 
+// Pipeline settings that always run the degree search (the exact mode and training oracle).
+PipelineSettings searchOnly()
+{
+    PipelineSettings s;
+    s.plan.mode = DegreeMode::Search;
+    return s;
+}
+
 // The plate with its fracture sections and a freshly trained model.
 Trained trainPlate()
 {
@@ -193,9 +201,7 @@ TEST(DegreePipeline, WithoutAModelOrInSearchModeTheDegreeIsSearched)
 {
     const Trained& t = trainedPlate();
     const Material material = glass();
-    PipelineSettings searchSettings;
-    searchSettings.plan.mode = DegreeMode::Search;
-    FracturePipeline pipeline, search(searchSettings);
+    FracturePipeline pipeline, search(searchOnly());
     const ObjectState withModel(t.withModel), plain(t.original);
     Material other = material; // a γ the model was not trained for
     other.toughness *= 1.5;
@@ -226,9 +232,7 @@ TEST(DegreePipeline, AFragmentsDegreeIsSearchedOnItsRegion)
 {
     const Trained& t = trainedPlate();
     const Material material = glass();
-    PipelineSettings searchSettings;
-    searchSettings.plan.mode = DegreeMode::Search;
-    FracturePipeline pipeline, search(searchSettings);
+    FracturePipeline pipeline, search(searchOnly());
     ObjectState state(t.withModel);
     std::optional<FractureResult> first;
     for (int which = 0; which < 3 && !first; ++which)

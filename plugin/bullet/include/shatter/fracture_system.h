@@ -95,7 +95,7 @@ struct FractureSystemSettings
     /// constructor; default 1.
     int workers = 1;
     /// Internal steps from an impact to its fragments replacing the body, ≥ 0; read by the constructor;
-    /// default 2 (at 60 Hz a job has about 33 ms on a worker before the step would wait for it).
+    /// default 2 (a job has two steps of wall time in a paced loop before the step waits for it).
     int latencySteps = 2;
     /// Internal steps after a fragment appears during which its impacts are not evaluated, ≥ 0: a worker
     /// prepares its modal basis and bound data meanwhile, so its first evaluation does not build them;
