@@ -28,6 +28,8 @@
 // N. The model is trained once per build tree with the default example set and kept in
 // bench_cache/ (the asset file with its sections); training_s is the training time of this process (0
 // when it was read from the cache).
+// Rows fracture_update/piggy_bank_27 and fragment_prepare/piggy_bank_27 (full mode only): the collision
+// update and the new fragments' preparation (modal bases and bound data) of a 27-piece event.
 // SHATTER_BENCH_SMOKE=1 (ctest): the plate only, 6 modes, a 4-orientation example set, so that it runs
 // in seconds.
 #include "bullet_world.h"
@@ -284,7 +286,7 @@ void registerAll()
 // the size of TVCG Table 3's piggy-bank events (kTvcg holds its "update max"). The FEM impact above with γ
 // lowered step by step until the pipeline chooses that many fragments (found once, untimed); each
 // iteration applies the same result to a fresh copy of the unbroken state. Manual time = apply().
-void fractureUpdate27(benchmark::State& state)
+const std::optional<FractureResult>& fractureUpdate27Result()
 {
     constexpr Index kTarget = 27;
     Scene& s = scene("piggy_bank");
@@ -302,6 +304,13 @@ void fractureUpdate27(benchmark::State& state)
         }
         return best;
     }();
+    return found;
+}
+
+void fractureUpdate27(benchmark::State& state)
+{
+    Scene& s = scene("piggy_bank");
+    const std::optional<FractureResult>& found = fractureUpdate27Result();
     if (!found)
     {
         state.SkipWithError("the impact did not break the object");
@@ -328,13 +337,61 @@ void fractureUpdate27(benchmark::State& state)
     state.counters["cut_edges"] = double(found->cutEdges.size());
 }
 
+// fragment_prepare/piggy_bank_27: FracturePipeline::prepareFragments for the new fragments of the
+// 27-piece event above, what a FractureSystem's preparation job does during their fragmentReadySteps
+// (modal bases and bound data), on a fresh modal pipeline each iteration. Manual time = all fragments;
+// max_fragment_ms = the slowest one, prepare_ms_per_fragment = the mean.
+void fragmentPrepare27(benchmark::State& state)
+{
+    Scene& s = scene("piggy_bank");
+    const std::optional<FractureResult>& found = fractureUpdate27Result();
+    if (!found)
+    {
+        state.SkipWithError("the impact did not break the object");
+        return;
+    }
+    ObjectState broken = *s.state;
+    broken.apply(*found);
+    double totalMs = 0, maxMs = 0;
+    std::int64_t events = 0;
+    for (auto _ : state)
+    {
+        FracturePipeline pipeline(Scene::settings(DeformationModel::Modal));
+        double seconds = 0;
+        for (FragmentId f : found->fragments)
+        {
+            const auto start = std::chrono::steady_clock::now();
+            pipeline.prepareFragments(broken, std::span(&f, 1), s.material);
+            const double fragment =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            seconds += fragment;
+            maxMs = std::max(maxMs, 1000 * fragment);
+        }
+        state.SetIterationTime(seconds);
+        totalMs += 1000 * seconds;
+        ++events;
+    }
+    const double n = double(std::max<std::int64_t>(events, 1));
+    state.counters["prepare_ms"] = totalMs / n;
+    state.counters["prepare_ms_per_fragment"] =
+        totalMs / n / double(std::max<std::size_t>(found->fragments.size(), 1));
+    state.counters["max_fragment_ms"] = maxMs;
+    state.counters["fragments"] = double(found->fragments.size());
+}
+
 // Registered at static initialisation (as BENCHMARK() does), so it runs before the rows of main().
 [[maybe_unused]] const bool kUpdate27Registered = []
 {
     if (!test::benchSmokeMode())
+    {
         benchmark::RegisterBenchmark("fracture_update/piggy_bank_27", fractureUpdate27)
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark("fragment_prepare/piggy_bank_27", fragmentPrepare27)
+            ->UseManualTime()
+            ->Iterations(2)
+            ->Unit(benchmark::kMillisecond);
+    }
     return true;
 }();
 
