@@ -70,6 +70,7 @@ RegionRequest makeRequest(const Asset& asset, std::span<const Index> tets, const
             h = mix(h, n);
     }
     request.key = {h, material.youngsModulus, material.poissonRatio, material.density, modes};
+    request.whole = request.tets.size() == std::size_t(mesh.tetCount());
     return request;
 }
 

@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <future>
 #include <limits>
 #include <list>
 #include <memory>
@@ -75,6 +76,7 @@ struct RegionRequest
 {
     std::vector<Index> tets;
     RegionKey key;
+    bool whole = false; ///< every tet of the asset: the unbroken object
 };
 
 /// Checks the material and the tet ids (throws shatter::Error) and normalises the region.
@@ -144,30 +146,58 @@ void relieveInertia(const ElasticRegion& region, Real density, Eigen::VectorXd& 
 StrainEnergy strainEnergy(const ElasticRegion& region, const Lame& lame, const Eigen::VectorXd& u);
 
 /// A least-recently-used cache of per-region entries, guarded by a mutex. Entries are immutable and
-/// shared, so callers solve on them without holding the lock.
+/// shared, so callers solve on them without holding the lock. A whole object's entry (RegionRequest::
+/// whole) is never evicted and does not count against the capacity: it serves every unbroken instance
+/// of its asset, and fragments' entries must not push it out. An entry is built outside the lock (a
+/// basis takes up to seconds): other regions stay available meanwhile, and a second caller of the same
+/// region waits for the first one's build instead of repeating it.
 template <class Entry>
 class RegionCache
 {
 public:
     explicit RegionCache(std::size_t capacity) : capacity(capacity) {}
 
-    /// The entry of `request`, built by build(request.tets) if it is not cached.
+    /// The entry of `request`, built by build(request.tets) if it is not cached. What build throws
+    /// reaches every caller waiting for that entry, and the entry is not kept.
     template <class Build>
     std::shared_ptr<const Entry> findOrBuild(const RegionRequest& request, Build&& build)
     {
-        const std::lock_guard lock(mutex);
-        for (auto it = items.begin(); it != items.end(); ++it)
-            if (it->key == request.key && it->tets == request.tets)
+        std::promise<std::shared_ptr<const Entry>> promise;
+        std::shared_future<std::shared_ptr<const Entry>> future;
+        bool building = false;
+        std::uint64_t ticket = 0;
+        {
+            const std::lock_guard lock(mutex);
+            for (auto it = items.begin(); it != items.end(); ++it)
+                if (it->key == request.key && it->tets == request.tets)
+                {
+                    items.splice(items.begin(), items, it); // most recently used first
+                    future = items.front().entry;
+                    break;
+                }
+            if (!future.valid())
             {
-                items.splice(items.begin(), items, it); // most recently used first
-                return items.front().entry;
+                building = true;
+                future = promise.get_future().share();
+                ticket = ++tickets;
+                items.push_front({request.key, request.tets, request.whole, ticket, future});
+                evict();
             }
-        // Built under the lock: two threads asking for the same new region factorise it once.
-        std::shared_ptr<const Entry> entry = build(request.tets);
-        items.push_front({request.key, request.tets, entry});
-        while (items.size() > capacity)
-            items.pop_back();
-        return entry;
+        }
+        if (building)
+        {
+            try
+            {
+                promise.set_value(build(request.tets));
+            }
+            catch (...)
+            {
+                promise.set_exception(std::current_exception());
+                const std::lock_guard lock(mutex);
+                std::erase_if(items, [&](const Item& item) { return item.ticket == ticket; });
+            }
+        }
+        return future.get();
     }
     void clear()
     {
@@ -185,9 +215,27 @@ private:
     {
         RegionKey key;
         std::vector<Index> tets;
-        std::shared_ptr<const Entry> entry;
+        bool pinned = false;
+        std::uint64_t ticket = 0; // identifies the item whose build failed
+        std::shared_future<std::shared_ptr<const Entry>> entry;
     };
+    // Drops the least recently used unpinned items beyond the capacity. Caller holds the lock.
+    void evict()
+    {
+        std::size_t unpinned = 0;
+        for (const Item& item : items)
+            unpinned += item.pinned ? 0 : 1;
+        for (auto it = items.end(); unpinned > capacity && it != items.begin();)
+        {
+            --it;
+            if (it->pinned)
+                continue;
+            it = items.erase(it);
+            --unpinned;
+        }
+    }
     std::size_t capacity;
+    std::uint64_t tickets = 0;
     mutable std::mutex mutex;
     std::list<Item> items;
 };

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 namespace shatter::fracture
@@ -349,11 +350,42 @@ void FracturePipeline::prepareFragments(const ObjectState& state, std::span<cons
             return;
         if (!state.alive(f))
             continue;
-        if (deformation->model() == DeformationModel::Modal && boundFor(state, f, material))
+        if (pipelineSettings.fragmentBound && deformation->model() == DeformationModel::Modal &&
+            boundFor(state, f, material))
             continue;
         const FragmentRegion region =
             state.fragmentCount() == 1 ? wholeMeshRegion(asset.tetMesh) : fragmentRegion(state.field(), f);
         deformation->prepare(asset, tetsTouchingNodes(asset.tetMesh, region.nodes), material);
+    }
+}
+
+void FracturePipeline::prepareFragments(const Asset& asset, const FractureResult& result,
+                                        std::span<const FragmentId> fragments, const Material& material,
+                                        const std::atomic<bool>* stop)
+{
+    checkMaterial(material, asset.tetMesh.tetCount());
+    if (result.nodes.size() != result.nodeFragments.size())
+        throw Error("FracturePipeline::prepareFragments", "the result's nodes and labels differ in length");
+    // apply() labels exactly result.nodes with result.nodeFragments, so these are the node sets
+    // fragmentRegion() finds afterwards, and the deformation cache keys match.
+    std::vector<std::vector<Index>> nodes(fragments.size());
+    for (std::size_t i = 0; i < result.nodes.size(); ++i)
+    {
+        const auto it = std::find(fragments.begin(), fragments.end(), result.nodeFragments[i]);
+        if (it != fragments.end())
+            nodes[std::size_t(it - fragments.begin())].push_back(result.nodes[i]);
+    }
+    std::vector<std::size_t> order(fragments.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return nodes[a].size() < nodes[b].size(); });
+    for (std::size_t i : order)
+    {
+        if (stop && stop->load(std::memory_order_relaxed))
+            return;
+        std::sort(nodes[i].begin(), nodes[i].end());
+        if (!nodes[i].empty())
+            deformation->prepare(asset, tetsTouchingNodes(asset.tetMesh, nodes[i]), material);
     }
 }
 
@@ -400,7 +432,8 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
     if (pipelineSettings.useBound)
     {
         const auto boundStart = Clock::now();
-        const bool might = mightBreak(state, fragment, material, forces, &st.energyBound);
+        const bool might = mightBreak(state, fragment, material, forces, &st.energyBound,
+                                      whole || pipelineSettings.fragmentBound);
         st.boundMs = msSince(boundStart);
         if (!might)
         {

@@ -60,6 +60,11 @@ struct PipelineSettings
     /// fragment (modal model only; the FEM model has no bound). Off: every event runs the criterion
     /// (e.g. to read PlanStats::wholeEnergy of a weak impact).
     bool useBound = true;
+    /// Build the bound's data for fragments too (prepareFragments, fracture()). Off, a fragment is
+    /// bounded only if its data was built by an explicit mightBreak() call: the data cost about as much
+    /// as the fragment's modal basis and repay it only after ~100 evaluations (each a full criterion of a
+    /// few milliseconds on a worker), more than most fragments ever get.
+    bool fragmentBound = false;
 };
 
 /// What one event cost and produced; every time in milliseconds.
@@ -125,11 +130,20 @@ public:
     void prepare(const ObjectState& state, const Material& material);
 
     /// The same for new fragments (e.g. FractureResult::fragments, right after apply()): each live one
-    /// gets its modal basis and bound data (FEM: its factorisation), so that its first hit pays only the
-    /// solve. Dead or unknown ids are skipped. May run on another thread than fracture().
-    /// `stop`, when given, is read between fragments: set, the remaining ones are skipped.
+    /// gets its modal basis (and its bound data with PipelineSettings::fragmentBound; FEM: its
+    /// factorisation), so that its first hit pays only the solve. Dead or unknown ids are skipped. May run on
+    /// another thread than fracture(). `stop`, when given, is read between fragments: set, the remaining ones
+    /// are skipped.
     void prepareFragments(const ObjectState& state, std::span<const FragmentId> fragments,
                           const Material& material, const std::atomic<bool>* stop = nullptr);
+
+    /// The same for `fragments` (some of result.fragments) from the result alone, without the object's
+    /// state: their regions come from result.nodes / nodeFragments, so it may run while the state is
+    /// changed by later events (a fragment broken since then is merely prepared for nothing). Smallest
+    /// fragments first, so most are ready early. `stop` as above.
+    void prepareFragments(const Asset& asset, const FractureResult& result,
+                          std::span<const FragmentId> fragments, const Material& material,
+                          const std::atomic<bool>* stop = nullptr);
 
     /// The metric the pipeline uses for `asset` (Euclidean or Interior; resolves Auto, computing the
     /// asset's convex hull once).

@@ -29,7 +29,7 @@
 // bench_cache/ (the asset file with its sections); training_s is the training time of this process (0
 // when it was read from the cache).
 // Rows fracture_update/piggy_bank_27 and fragment_prepare/piggy_bank_27 (full mode only): the collision
-// update and the new fragments' preparation (modal bases and bound data) of a 27-piece event.
+// update and the new fragments' preparation (their modal bases) of a 27-piece event.
 // SHATTER_BENCH_SMOKE=1 (ctest): the plate only, 6 modes, a 4-orientation example set, so that it runs
 // in seconds.
 #include "bullet_world.h"
@@ -339,7 +339,7 @@ void fractureUpdate27(benchmark::State& state)
 
 // fragment_prepare/piggy_bank_27: FracturePipeline::prepareFragments for the new fragments of the
 // 27-piece event above, what a FractureSystem's preparation job does during their fragmentReadySteps
-// (modal bases and bound data), on a fresh modal pipeline each iteration. Manual time = all fragments;
+// (modal bases), on a fresh modal pipeline each iteration. Manual time = all fragments;
 // max_fragment_ms = the slowest one, prepare_ms_per_fragment = the mean.
 void fragmentPrepare27(benchmark::State& state)
 {

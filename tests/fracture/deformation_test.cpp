@@ -8,6 +8,7 @@
 #include "test_paths.h"
 
 #include "deformation.h"
+#include "deformation_region.h"
 #include "fem_deformation.h"
 #include "modal_deformation.h"
 #include "shatter/error.h"
@@ -15,11 +16,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 
 namespace shatter::fracture
 {
@@ -445,6 +449,61 @@ TEST(Deformation, EnergyScalesWithForceSquaredAndRegionsAreCached)
         deformation->clearCache();
         EXPECT_EQ(deformation->cachedRegions(), 0u);
     }
+}
+
+// The region cache: the whole object's entry outlives any number of fragment regions (capacity counts
+// only those), a failed build reaches its caller and is not kept, and concurrent callers of one region
+// share one build.
+TEST(Deformation, RegionCacheKeepsTheWholeObjectAndBuildsEachRegionOnce)
+{
+    const auto asset = gridAsset(Vec3(1.0, 0.25, 0.25), 6, 2, 2);
+    const std::vector<Index> tets = allTets(*asset);
+    detail::RegionCache<int> cache(1);
+    std::atomic<int> builds = 0;
+    auto build = [&](std::vector<Index> region) -> std::shared_ptr<const int>
+    {
+        ++builds;
+        return std::make_shared<const int>(int(region.size()));
+    };
+    const detail::RegionRequest whole = detail::makeRequest(*asset, tets, glass(), 4);
+    ASSERT_TRUE(whole.whole);
+    EXPECT_EQ(*cache.findOrBuild(whole, build), int(tets.size()));
+    for (std::size_t n = 1; n <= 3; ++n)
+    {
+        const detail::RegionRequest part = detail::makeRequest(*asset, std::span(tets).first(n), glass(), 4);
+        EXPECT_FALSE(part.whole);
+        EXPECT_EQ(*cache.findOrBuild(part, build), int(n));
+    }
+    EXPECT_EQ(cache.size(), 2u); // the whole object and the newest part
+    EXPECT_EQ(*cache.findOrBuild(whole, build), int(tets.size()));
+    EXPECT_EQ(builds.load(), 4);
+
+    const detail::RegionRequest failing = detail::makeRequest(*asset, std::span(tets).first(5), glass(), 4);
+    auto fail = [&](std::vector<Index>) -> std::shared_ptr<const int>
+    {
+        throw Error("test", "no basis");
+    };
+    EXPECT_THROW(cache.findOrBuild(failing, fail), Error);
+    EXPECT_EQ(*cache.findOrBuild(failing, build), 5); // built again, not the failure
+    EXPECT_EQ(builds.load(), 5);
+
+    // Two threads ask for one new region while its build is slow: one build, one answer.
+    const detail::RegionRequest shared = detail::makeRequest(*asset, std::span(tets).first(7), glass(), 4);
+    std::atomic<bool> started = false;
+    auto slow = [&](std::vector<Index> region) -> std::shared_ptr<const int>
+    {
+        started = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        return build(std::move(region));
+    };
+    std::shared_ptr<const int> first;
+    std::thread other([&] { first = cache.findOrBuild(shared, slow); });
+    while (!started)
+        std::this_thread::yield();
+    const std::shared_ptr<const int> second = cache.findOrBuild(shared, slow);
+    other.join();
+    EXPECT_EQ(first, second);
+    EXPECT_EQ(builds.load(), 6);
 }
 
 // The modal model converges to the FEM from below as modes are added (the static modal response keeps

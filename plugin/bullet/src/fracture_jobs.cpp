@@ -96,14 +96,14 @@ void FractureJobRunner::run(FractureJob& job) noexcept
     const auto start = std::chrono::steady_clock::now();
     try
     {
-        if (!job.prepare.empty())
-            job.pipeline->prepareFragments(*job.state, job.prepare, *job.material, &job.stop);
-        else
+        if (job.prepareFrom)
+            job.pipeline->prepareFragments(*job.asset, *job.prepareFrom, job.prepare, job.preparedMaterial,
+                                           &job.stop);
+        else if (std::optional<FractureResult> result = job.pipeline->fracture(
+                     *job.state, job.fragment, *job.material, job.forces, job.seed, job.stats.get()))
         {
-            job.result = job.pipeline->fracture(*job.state, job.fragment, *job.material, job.forces, job.seed,
-                                                job.stats.get());
-            if (job.result)
-                buildMeshBvhs(*job.result);
+            buildMeshBvhs(*result);
+            job.result = std::make_shared<FractureResult>(std::move(*result));
         }
     }
     catch (...)
@@ -158,6 +158,12 @@ void FractureJobRunner::cancel(FractureJob& job)
     if (job.status.compare_exchange_strong(seen, FractureJob::Cancelled, std::memory_order_acq_rel))
         return;
     waitUntilDone(job);
+}
+
+void FractureJobRunner::abandon(FractureJob& job) noexcept
+{
+    int seen = FractureJob::Queued;
+    job.status.compare_exchange_strong(seen, FractureJob::Cancelled, std::memory_order_acq_rel);
 }
 
 } // namespace shatter::fracture

@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace shatter::fracture
@@ -45,14 +44,19 @@ struct FractureJob
     const Material* material = nullptr; ///< the object's, alive while the job is pending
     FracturePipeline* pipeline = nullptr;
     std::vector<ImpactForce> forces; ///< material frame
-    /// Non-empty: a preparation, not an event — FracturePipeline::prepareFragments of these new fragments
-    /// (their modal bases and bound data) so that their first hit finds them; no outputs are read.
+    /// Set: a preparation, not an event — FracturePipeline::prepareFragments of the `prepare` fragments
+    /// of this applied result (their modal bases) so that their first hit finds them. It reads neither
+    /// `state` nor `material` (the object may change or go meanwhile), only these, the asset and
+    /// `preparedMaterial`; no outputs are read.
+    std::shared_ptr<const FractureResult> prepareFrom;
     std::vector<FragmentId> prepare;
+    std::shared_ptr<const Asset> asset;
+    Material preparedMaterial;
     std::atomic<bool> stop{false}; ///< a preparation skips its remaining fragments once this is set
 
     // Outputs.
-    std::optional<FractureResult> result;
-    std::exception_ptr error; ///< what the pipeline threw (a failed event)
+    std::shared_ptr<FractureResult> result; ///< the event's fracture, if it broke
+    std::exception_ptr error;               ///< what the pipeline threw (a failed event)
     std::shared_ptr<FractureEventStats> stats = std::make_shared<FractureEventStats>();
     double jobMs = 0; ///< the pipeline's wall time on the thread that ran it
 
@@ -86,6 +90,9 @@ public:
     JobWait finish(FractureJob& job);
     /// A queued job is never run; a running one is waited for. Afterwards no thread touches its inputs.
     void cancel(FractureJob& job);
+    /// A queued job is never run; a running one goes on without being waited for (only for jobs whose
+    /// inputs they own, such as preparations).
+    static void abandon(FractureJob& job) noexcept;
 
     /// Runs the pipeline of a claimed job and stores its outputs; never throws.
     static void run(FractureJob& job) noexcept;

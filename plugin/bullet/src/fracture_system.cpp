@@ -21,7 +21,7 @@
 // object's bodies simulate on as they are and their impacts are not evaluated (with latencySteps = 0 a
 // second impact of the same object in one step is evaluated after the first is applied, as before).
 //
-// New fragments. After an event a preparation job builds the new fragments' modal bases and bound data
+// New fragments. After an event a preparation job builds the new fragments' modal bases
 // (FracturePipeline::prepareFragments); a fragment's impacts are evaluated only from fragmentReadySteps
 // internal steps after it appeared, so its first evaluation finds them built instead of paying for
 // them inside its latency. Readiness counts steps, never asks the job, so it does not depend on timing.
@@ -128,7 +128,7 @@ struct FractureSystem::Impl
         std::map<FragmentId, Real> heldImpulse;     // per fragment: see FractureSystemSettings::impulseGrowth
         std::map<FragmentId, std::uint64_t> bornAt; // per fragment since a fracture: its first internal step
         std::shared_ptr<FractureJob> job;           // the pending job of one of its fragments, if any
-        std::shared_ptr<FractureJob> preparing;     // its last event's new fragments being prepared, if any
+        std::vector<std::shared_ptr<FractureJob>> preparing; // its events' preparations not known done
     };
 
     Impl(btDiscreteDynamicsWorld& w, CollisionRegistration& r, const FractureSystemSettings& s)
@@ -205,18 +205,16 @@ struct FractureSystem::Impl
     std::shared_ptr<FractureJob> makeJob(ObjectId id, FragmentId fragment,
                                          std::span<const ImpactForce> forces, Real impulse);
     bool mightBreak(const Object& o, FragmentId fragment, std::span<const ImpactForce> forces) noexcept;
-    // Ends the object's preparation: a queued one never runs, a running one stops after its current
-    // fragment (waited for). Afterwards nothing reads the object's state but this thread. Returns the
-    // fragments it was given (those it finished are skipped cheaply when prepared again).
-    std::vector<FragmentId> stopPreparing(Object& o) noexcept
+    // Ends the object's preparations without waiting: a queued one never runs, a running one skips its
+    // remaining fragments (they read nothing of the object, so it may go meanwhile).
+    void stopPreparing(Object& o) noexcept
     {
-        if (!o.preparing)
-            return {};
-        o.preparing->stop.store(true, std::memory_order_relaxed);
-        jobs.cancel(*o.preparing);
-        std::vector<FragmentId> fragments = std::move(o.preparing->prepare);
-        o.preparing.reset();
-        return fragments;
+        for (const std::shared_ptr<FractureJob>& p : o.preparing)
+        {
+            p->stop.store(true, std::memory_order_relaxed);
+            FractureJobRunner::abandon(*p);
+        }
+        o.preparing.clear();
     }
     // A fragment takes part in fracture once it is fragmentReadySteps old (unbroken objects always).
     bool ready(const Object& o, FragmentId fragment) const
@@ -309,7 +307,7 @@ bool FractureSystem::Impl::mightBreak(const Object& o, FragmentId fragment,
 // returns false like a fragment that cannot break and holds its impulse in the gate. Only unbroken
 // objects: their bound data is built when the object is added and never evicted, so whether the bound
 // runs here never depends on what a worker built or evicted first. A fragment's impact goes to a job,
-// whose pipeline asks the same bound first (and builds the fragment's data there, off this thread).
+// whose pipeline runs the full criterion (fragments have no bound data: PipelineSettings::fragmentBound).
 bool FractureSystem::Impl::submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse)
 {
     Object& o = objects.at(key.object);
@@ -387,10 +385,6 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     const btScalar linearDamping = pb.getLinearDamping(), angularDamping = pb.getAngularDamping();
     const bool keepAwake = pb.getActivationState() == DISABLE_DEACTIVATION;
 
-    // A preparation reads the state apply() changes: it stops (or is skipped) first, and its fragments
-    // are prepared again below with the new ones. It only fills the pipeline's caches, whose contents
-    // never change a result, so where it stopped does not matter.
-    std::vector<FragmentId> unprepared = stopPreparing(o);
     o.state->apply(result);
     removeBody(o, fragment);
     o.heldImpulse.erase(fragment);
@@ -428,20 +422,20 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
     }
-    // The new fragments' modal bases and bound data (and those of an earlier event that the apply()
-    // above interrupted), on a worker during the fragments' fragmentReadySteps rather than at each one's
-    // first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside its event).
-    std::erase_if(unprepared, [&](FragmentId f) { return !o.state->alive(f); });
-    unprepared.insert(unprepared.end(), event.fragments.begin(), event.fragments.end());
-    if (jobs.workers() > 0 && !unprepared.empty())
+    // The new fragments' modal bases, on a worker during the fragments' fragmentReadySteps rather than at
+    // each one's first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside
+    // its event). It reads only the result and the asset, so later events need not wait for it.
+    std::erase_if(o.preparing, [](const auto& p) { return p->status.load() == FractureJob::Done; });
+    if (jobs.workers() > 0 && !event.fragments.empty())
     {
         auto prepare = std::make_shared<FractureJob>();
         prepare->object = id;
-        prepare->state = o.state;
-        prepare->material = &o.material;
         prepare->pipeline = pipeline.get();
-        prepare->prepare = std::move(unprepared);
-        o.preparing = prepare;
+        prepare->prepareFrom = job.result;
+        prepare->prepare = event.fragments;
+        prepare->asset = o.state->assetPointer();
+        prepare->preparedMaterial = o.material;
+        o.preparing.push_back(prepare);
         jobs.submit(prepare);
     }
     stats->updateMs = msSince(start);

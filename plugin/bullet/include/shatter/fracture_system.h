@@ -98,7 +98,7 @@ struct FractureSystemSettings
     /// default 2 (a job has two steps of wall time in a paced loop before the step waits for it).
     int latencySteps = 2;
     /// Internal steps after a fragment appears during which its impacts are not evaluated, ≥ 0: a worker
-    /// prepares its modal basis and bound data meanwhile, so its first evaluation does not build them;
+    /// prepares its modal basis meanwhile, so its first evaluation does not build it;
     /// read by the constructor; default 30 (half a second at 60 Hz).
     int fragmentReadySteps = 30;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
