@@ -149,7 +149,7 @@ private:
 };
 
 /// Below this many elastic DOFs a dense eigensolver is faster and never misses a mode.
-constexpr Eigen::Index kDenseLimit = 600;
+constexpr Eigen::Index kDenseLimit = 150;
 
 void solveDense(const SparseMatrix& k, const Eigen::VectorXd& mass, int rigidCount, int count,
                 ModalBasis& entry)

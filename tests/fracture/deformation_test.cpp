@@ -13,6 +13,7 @@
 #include "modal_deformation.h"
 #include "shatter/error.h"
 
+#include <Eigen/Dense>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -550,6 +551,37 @@ TEST(Deformation, ModalConvergesToFem)
 
 // A free square bar's two lowest modes are the two bending modes (equal by symmetry), near the
 // Euler-Bernoulli free-free value ω² = (4.730 / L)⁴ E I / (ρ A) (modes 0 and 1: y and z bending).
+// Lanczos (above the dense limit) finds the lowest elastic modes the dense generalised solver finds, on
+// a region just above the limit (a beam: close pairs of bending eigenvalues).
+TEST(Deformation, LanczosMatchesTheDenseSolverAboveItsLimit)
+{
+    const auto asset = gridAsset(Vec3(1.0, 0.2, 0.2), 12, 2, 2); // 13 × 3 × 3 nodes: 351 DOFs
+    const std::vector<Index> tets = allTets(*asset);
+    const int modes = 10;
+    const auto basis = computeModalBasis(*asset, tets, 0.25, modes);
+    ASSERT_EQ(basis->modeCount(), modes);
+    const detail::ElasticRegion& region = *basis->region;
+    Material unit;
+    unit.youngsModulus = 1;
+    unit.density = 1;
+    unit.poissonRatio = 0.25;
+    const Eigen::MatrixXd k = Eigen::MatrixXd(
+        detail::assembleStiffness(region, detail::lameParameters(unit), {}, int(region.dofCount())));
+    Eigen::VectorXd mass(region.dofCount());
+    for (Index s = 0; s < region.slotCount(); ++s)
+        mass.segment<3>(3 * Eigen::Index(s)).setConstant(region.slotVolume[s]);
+    const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> dense(k,
+                                                                          Eigen::MatrixXd(mass.asDiagonal()));
+    ASSERT_EQ(dense.info(), Eigen::Success);
+    for (int i = 0; i < modes; ++i)
+    {
+        const Real expected = dense.eigenvalues()[6 + i];
+        EXPECT_NEAR(basis->eigenvalues[i], expected, 1e-6 * expected) << "mode " << i;
+        // M-normalised: φᵀ M φ = 1.
+        EXPECT_NEAR(basis->modes.col(i).dot(mass.cwiseProduct(basis->modes.col(i))), 1, 1e-9);
+    }
+}
+
 TEST(Deformation, ModalEigenvaluesMatchBeamTheory)
 {
     const Real length = 1.2, side = 0.15;
