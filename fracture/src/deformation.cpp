@@ -20,8 +20,8 @@ void checkDeformationSettings(const DeformationSettings& options)
                                 std::to_string(options.contactRadius) + ")");
     if (options.modeCount < 1)
         throw Error(source, "modeCount must be >= 1 (got " + std::to_string(options.modeCount) + ")");
-    if (options.cacheCapacity < 1)
-        throw Error(source, "cacheCapacity must be >= 1");
+    if (options.cacheBytes < 1)
+        throw Error(source, "cacheBytes must be >= 1");
 }
 
 std::unique_ptr<Deformation> makeDeformation(const DeformationSettings& options)

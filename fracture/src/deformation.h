@@ -34,8 +34,9 @@ struct DeformationSettings
     Real contactRadius = 1.5;
     /// Modal only: number of elastic (non-rigid) modes kept (≥ 1); fewer if the region has fewer DOFs.
     int modeCount = 20;
-    /// Regions whose factorisation / basis is kept (least recently used is evicted first; ≥ 1).
-    std::size_t cacheCapacity = 8;
+    /// Memory of the cached factorisations / bases of fragments, bytes (≥ 1; the least recently used go
+    /// first; whole objects' are kept apart from it); default 512 MiB.
+    std::size_t cacheBytes = std::size_t(512) << 20;
 };
 
 /// One deformation model with its cache of per-region precomputations. compute() and prepare() may be

@@ -74,6 +74,15 @@ RegionRequest makeRequest(const Asset& asset, std::span<const Index> tets, const
     return request;
 }
 
+std::size_t memoryBytes(const ElasticRegion& r)
+{
+    return r.tets.size() * (sizeof(Index) + sizeof(r.tetSlots[0]) + sizeof(Index) + sizeof(Real) +
+                            sizeof(r.tetGradient[0])) +
+           r.nodes.size() * sizeof(Index) +
+           r.slotNode.size() * (sizeof(Index) + sizeof(Vec3) + sizeof(Real)) +
+           r.boundarySlots.size() * sizeof(Index) + sizeof(ElasticRegion);
+}
+
 std::shared_ptr<const ElasticRegion> buildRegion(const Asset& asset, std::vector<Index> tets)
 {
     const TetMesh& mesh = asset.tetMesh;

@@ -145,17 +145,26 @@ void relieveInertia(const ElasticRegion& region, Real density, Eigen::VectorXd& 
 /// per-node sums (¼ of each incident tet, CVD §3.3), into a StrainEnergy over the region.
 StrainEnergy strainEnergy(const ElasticRegion& region, const Lame& lame, const Eigen::VectorXd& u);
 
+/// Memory held by a region's discretisation, bytes (for the caches' budgets).
+std::size_t memoryBytes(const ElasticRegion& region);
+
 /// A least-recently-used cache of per-region entries, guarded by a mutex. Entries are immutable and
-/// shared, so callers solve on them without holding the lock. A whole object's entry (RegionRequest::
-/// whole) is never evicted and does not count against the capacity: it serves every unbroken instance
-/// of its asset, and fragments' entries must not push it out. An entry is built outside the lock (a
+/// shared, so callers solve on them without holding the lock. The budget is memory, not a count: a
+/// scene's live fragments should all stay cached (a basis evicted is seconds of work again), and one
+/// large factorisation weighs as much as hundreds of small bases. A whole object's entry (RegionRequest::
+/// whole) is never evicted and does not count against the budget: it serves every unbroken instance of
+/// its asset, and fragments' entries must not push it out. An entry is built outside the lock (a
 /// basis takes up to seconds): other regions stay available meanwhile, and a second caller of the same
 /// region waits for the first one's build instead of repeating it.
 template <class Entry>
 class RegionCache
 {
 public:
-    explicit RegionCache(std::size_t capacity) : capacity(capacity) {}
+    /// `budget`: bytes of unpinned entries kept (the newest is kept even if larger); `bytesOf`: an
+    /// entry's memory.
+    RegionCache(std::size_t budget, std::size_t (*bytesOf)(const Entry&)) : budget(budget), bytesOf(bytesOf)
+    {
+    }
 
     /// The entry of `request`, built by build(request.tets) if it is not cached. What build throws
     /// reaches every caller waiting for that entry, and the entry is not kept.
@@ -180,15 +189,21 @@ public:
                 building = true;
                 future = promise.get_future().share();
                 ticket = ++tickets;
-                items.push_front({request.key, request.tets, request.whole, ticket, future});
-                evict();
+                items.push_front({request.key, request.tets, request.whole, ticket, 0, future});
             }
         }
         if (building)
         {
             try
             {
-                promise.set_value(build(request.tets));
+                std::shared_ptr<const Entry> entry = build(request.tets);
+                const std::size_t bytes = entry ? bytesOf(*entry) : 0;
+                promise.set_value(std::move(entry));
+                const std::lock_guard lock(mutex);
+                for (Item& item : items)
+                    if (item.ticket == ticket)
+                        item.bytes = bytes;
+                evict(ticket);
             }
             catch (...)
             {
@@ -216,25 +231,28 @@ private:
         RegionKey key;
         std::vector<Index> tets;
         bool pinned = false;
-        std::uint64_t ticket = 0; // identifies the item whose build failed
+        std::uint64_t ticket = 0; // identifies an item across its build
+        std::size_t bytes = 0;    // 0 until built
         std::shared_future<std::shared_ptr<const Entry>> entry;
     };
-    // Drops the least recently used unpinned items beyond the capacity. Caller holds the lock.
-    void evict()
+    // Drops the least recently used unpinned items while their memory exceeds the budget, never the
+    // item `keep` (just built). Caller holds the lock.
+    void evict(std::uint64_t keep)
     {
-        std::size_t unpinned = 0;
+        std::size_t used = 0;
         for (const Item& item : items)
-            unpinned += item.pinned ? 0 : 1;
-        for (auto it = items.end(); unpinned > capacity && it != items.begin();)
+            used += item.pinned ? 0 : item.bytes;
+        for (auto it = items.end(); used > budget && it != items.begin();)
         {
             --it;
-            if (it->pinned)
+            if (it->pinned || it->ticket == keep || it->bytes == 0)
                 continue;
+            used -= it->bytes;
             it = items.erase(it);
-            --unpinned;
         }
     }
-    std::size_t capacity;
+    std::size_t budget;
+    std::size_t (*bytesOf)(const Entry&);
     std::uint64_t tickets = 0;
     mutable std::mutex mutex;
     std::list<Item> items;

@@ -38,7 +38,14 @@ struct FemDeformation::Entry
 
 struct FemDeformation::Cache
 {
-    explicit Cache(std::size_t capacity) : regions(capacity) {}
+    explicit Cache(std::size_t budget) : regions(budget, bytesOf) {}
+    static std::size_t bytesOf(const FemDeformation::Entry& e)
+    {
+        const auto& l = e.solver.matrixL().nestedExpression(); // the factor: values and row indices
+        return memoryBytes(*e.region) + e.dofMap.size() * sizeof(int) +
+               std::size_t(l.nonZeros()) * (sizeof(double) + sizeof(int)) +
+               std::size_t(l.cols()) * 3 * sizeof(int);
+    }
     RegionCache<FemDeformation::Entry> regions;
 };
 
@@ -123,7 +130,7 @@ std::shared_ptr<const FemDeformation::Entry> factorise(const Asset& asset, std::
 FemDeformation::FemDeformation(const DeformationSettings& options) : settings(options)
 {
     checkDeformationSettings(options);
-    cache = std::make_unique<Cache>(options.cacheCapacity);
+    cache = std::make_unique<Cache>(options.cacheBytes);
 }
 
 FemDeformation::~FemDeformation() = default;

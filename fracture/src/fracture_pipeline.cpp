@@ -294,7 +294,7 @@ std::shared_ptr<const FracturePipeline::BoundEntry> FracturePipeline::boundFor(c
     // Whole objects' entries are never evicted: built by prepare() when an object is added, their
     // presence is then a function of the simulation's history, not of which thread built what first,
     // which is what lets a simulation thread ask mightBreak(build = false) deterministically.
-    const std::size_t capacity = 8 * pipelineSettings.deformation.cacheCapacity;
+    constexpr std::size_t capacity = 64;
     auto oldest = bounds.end();
     while (bounds.size() > capacity && oldest != bounds.begin())
     {

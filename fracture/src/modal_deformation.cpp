@@ -34,7 +34,11 @@ using namespace detail;
 
 struct ModalDeformation::Cache
 {
-    explicit Cache(std::size_t capacity) : regions(capacity) {}
+    explicit Cache(std::size_t budget) : regions(budget, bytesOf) {}
+    static std::size_t bytesOf(const ModalBasis& b)
+    {
+        return memoryBytes(*b.region) + std::size_t(b.modes.size() + b.eigenvalues.size()) * sizeof(double);
+    }
     RegionCache<ModalBasis> regions;
 };
 
@@ -260,7 +264,7 @@ Eigen::VectorXd modalLoad(const ModalBasis& basis, Real contactRadius, std::span
 ModalDeformation::ModalDeformation(const DeformationSettings& options) : settings(options)
 {
     checkDeformationSettings(options);
-    cache = std::make_unique<Cache>(options.cacheCapacity);
+    cache = std::make_unique<Cache>(options.cacheBytes);
 }
 
 ModalDeformation::~ModalDeformation() = default;

@@ -452,14 +452,15 @@ TEST(Deformation, EnergyScalesWithForceSquaredAndRegionsAreCached)
     }
 }
 
-// The region cache: the whole object's entry outlives any number of fragment regions (capacity counts
-// only those), a failed build reaches its caller and is not kept, and concurrent callers of one region
-// share one build.
+// The region cache: the whole object's entry outlives any number of fragment regions (the memory
+// budget counts only those; the least recently used go first), a failed build reaches its caller and is not
+// kept, and concurrent callers of one region share one build.
 TEST(Deformation, RegionCacheKeepsTheWholeObjectAndBuildsEachRegionOnce)
 {
     const auto asset = gridAsset(Vec3(1.0, 0.25, 0.25), 6, 2, 2);
     const std::vector<Index> tets = allTets(*asset);
-    detail::RegionCache<int> cache(1);
+    // A budget of 3 bytes, each entry weighing its value: the newest entry stays even when over it.
+    detail::RegionCache<int> cache(3, [](const int& bytes) { return std::size_t(bytes); });
     std::atomic<int> builds = 0;
     auto build = [&](std::vector<Index> region) -> std::shared_ptr<const int>
     {
@@ -475,7 +476,7 @@ TEST(Deformation, RegionCacheKeepsTheWholeObjectAndBuildsEachRegionOnce)
         EXPECT_FALSE(part.whole);
         EXPECT_EQ(*cache.findOrBuild(part, build), int(n));
     }
-    EXPECT_EQ(cache.size(), 2u); // the whole object and the newest part
+    EXPECT_EQ(cache.size(), 2u); // the whole object (not counted) and the part of 3 (parts 1 and 2 went)
     EXPECT_EQ(*cache.findOrBuild(whole, build), int(tets.size()));
     EXPECT_EQ(builds.load(), 4);
 

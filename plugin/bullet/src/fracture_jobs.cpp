@@ -7,10 +7,13 @@
 // claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread
 // needs before any worker took it runs there instead, and a cancelled one is skipped by the worker that
 // dequeues it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as
-// the job is Done. A job also builds its new fragments' triangle BVHs, the costly part of their bodies.
+// the job is Done. A job also builds its new fragments' triangle BVHs, the costly part of their bodies,
+// and applies its result to a copy of the object's state (the collision-structure update), so that the
+// simulation thread only swaps the two.
 #include "fracture_jobs.h"
 
 #include "fragment_mesh.h"
+#include "object_state.h"
 #include "triangle_bvh.h"
 
 #include <oneapi/tbb/global_control.h>
@@ -97,18 +100,31 @@ void FractureJobRunner::run(FractureJob& job) noexcept
     try
     {
         if (job.prepareFrom)
+        {
+            job.retired.reset();
             job.pipeline->prepareFragments(*job.asset, *job.prepareFrom, job.prepare, job.preparedMaterial,
                                            &job.stop);
+        }
         else if (std::optional<FractureResult> result = job.pipeline->fracture(
                      *job.state, job.fragment, *job.material, job.forces, job.seed, job.stats.get()))
         {
             buildMeshBvhs(*result);
+            const auto stageStart = std::chrono::steady_clock::now();
+            // The state is only read here (the simulation thread reads it too, and changes it only once
+            // this job is done), so a copy made now is the state the result will be applied to.
+            auto staged = std::make_unique<ObjectState>(*job.state);
+            staged->apply(*result);
+            job.stagedMs =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stageStart)
+                    .count();
+            job.staged = std::move(staged);
             job.result = std::make_shared<FractureResult>(std::move(*result));
         }
     }
     catch (...)
     {
         job.result.reset();
+        job.staged.reset();
         job.error = std::current_exception();
     }
     job.jobMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -56,7 +56,14 @@ struct FractureJob
 
     // Outputs.
     std::shared_ptr<FractureResult> result; ///< the event's fracture, if it broke
-    std::exception_ptr error;               ///< what the pipeline threw (a failed event)
+    /// With a result: a copy of `state` with the result applied (ObjectState::apply, TVCG §4.2, §6), for
+    /// the simulation thread to swap in instead of updating the state itself.
+    std::unique_ptr<ObjectState> staged;
+    double stagedMs = 0; ///< the copy and the update on the worker, ms (part of jobMs)
+    /// An object's earlier state that the simulation thread swapped out: a preparation frees it on its
+    /// worker (its memory is a whole collision state).
+    std::unique_ptr<ObjectState> retired;
+    std::exception_ptr error; ///< what the pipeline threw (a failed event)
     std::shared_ptr<FractureEventStats> stats = std::make_shared<FractureEventStats>();
     double jobMs = 0; ///< the pipeline's wall time on the thread that ran it
 

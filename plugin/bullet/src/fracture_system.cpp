@@ -27,7 +27,8 @@
 // them inside its latency. Readiness counts steps, never asks the job, so it does not depend on timing.
 //
 // A fracture follows a sequence that is safe inside Bullet's post-tick callback: copy the parent's
-// kinematics as they are now (the body moved during the latency), ObjectState::apply (TVCG §4.2, §6),
+// kinematics as they are now (the body moved during the latency), swap in the state the job updated
+// (ObjectState::apply on a copy, TVCG §4.2, §6; the old one is freed by the preparation's worker),
 // remove the parent's constraints and body (and forget
 // its shape in the registration's field cache), add one body per new fragment at the parent's placement with
 // v + ω × (c_f − c_p) and ω, the parent's collision filter, damping, friction and restitution, and —
@@ -385,7 +386,11 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     const btScalar linearDamping = pb.getLinearDamping(), angularDamping = pb.getAngularDamping();
     const bool keepAwake = pb.getActivationState() == DISABLE_DEACTIVATION;
 
-    o.state->apply(result);
+    // The job applied the result to a copy of the state: swap it in (the shapes of the object's bodies
+    // hold this ObjectState, so they see the new contents).
+    SHATTER_ASSERT(job.staged);
+    std::swap(*o.state, *job.staged);
+    std::unique_ptr<ObjectState> retired = std::move(job.staged);
     removeBody(o, fragment);
     o.heldImpulse.erase(fragment);
     o.bornAt.erase(fragment);
@@ -435,6 +440,7 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         prepare->prepare = event.fragments;
         prepare->asset = o.state->assetPointer();
         prepare->preparedMaterial = o.material;
+        prepare->retired = std::move(retired);
         o.preparing.push_back(prepare);
         jobs.submit(prepare);
     }
