@@ -248,7 +248,7 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
             continue;
         }
         data.pMax = std::max(data.pMax, p);
-        if (!touched[i])
+        if (!touched[i] || k == 0)
             continue; // no energy can reach this node
         const Real* hv = h.data() + i * packed;
         for (int j = 0; j < k; ++j)
