@@ -31,12 +31,64 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 namespace shatter::fracture
 {
 
 using namespace detail;
+
+namespace
+{
+
+// A symmetric k × k matrix is kept as its packed lower triangle, column by column: (i, j), i ≥ j, at
+// column(j) + i − j.
+std::size_t packedSize(int k)
+{
+    return std::size_t(k) * std::size_t(k + 1) / 2;
+}
+std::size_t column(int k, int j)
+{
+    return std::size_t(j) * std::size_t(2 * k - j + 1) / 2;
+}
+
+// Bounds on λ_max(S A S / V) for packed A ⪰ 0 and S = diag(scale): the largest diagonal entry (a
+// Rayleigh quotient) below, min(Gershgorin's largest absolute row sum, Frobenius norm) above.
+struct EigenBounds
+{
+    Real lower = 0, upper = 0;
+};
+
+EigenBounds eigenBounds(const Real* a, int k, Real invVolume, const Real* scale, Real* rowSums)
+{
+    std::fill(rowSums, rowSums + k, Real(0));
+    Real lower = 0, frobenius = 0;
+    for (int j = 0; j < k; ++j)
+    {
+        const Real* c = a + column(k, j) - std::size_t(j); // c[i] = (i, j)
+        const Real sj = scale[j] * invVolume;
+        const Real diagonal = scale[j] * c[j] * sj;
+        lower = std::max(lower, diagonal);
+        Real sum = std::abs(diagonal);
+        Real squares = 0;
+        for (int i = j + 1; i < k; ++i)
+        {
+            const Real g = std::abs(scale[i] * c[i] * sj);
+            rowSums[i] += g;
+            sum += g;
+            squares += g * g;
+        }
+        rowSums[j] += sum;
+        frobenius += diagonal * diagonal + 2 * squares;
+    }
+    const Real gershgorin = *std::max_element(rowSums, rowSums + k);
+    return {lower, std::min(gershgorin, std::sqrt(frobenius))};
+}
+
+} // namespace
 
 FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis& basis,
                                            const FragmentRegion& region, std::span<const Real> coords,
@@ -44,6 +96,7 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
 {
     const ElasticRegion& elastic = *basis.region;
     const int k = basis.modeCount();
+    const std::size_t packed = packedSize(k);
     const std::size_t dim = std::size_t(dimension);
     if (dimension < 1 || coords.size() != dim * std::size_t(mesh.nodeCount()))
         throw Error("fracture bound", "the metric coordinates do not match the asset's nodes");
@@ -62,36 +115,82 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
     }
 
     // H_v = ¼ Σ_t B_t, B_t = 2 V_t (μ Σ_ab ε_ab ⊗ ε_ab + ½ λ tr ε ⊗ tr ε) over the mode strains of tet t,
-    // so that ½ qᵀ B_t q is strainEnergy's V_t (μ ε:ε + ½ λ (tr ε)²).
-    std::vector<Eigen::MatrixXd> h(region.nodes.size());
-    Eigen::MatrixXd strain(9, k);
-    Eigen::RowVectorXd trace(k);
+    // so that ½ qᵀ B_t q is strainEnergy's V_t (μ ε:ε + ½ λ (tr ε)²). ε is symmetric, so its three
+    // off-diagonal components count twice: ¼ B_t = ½ V_t Σ_r w_r e_r e_rᵀ over seven rows e_r. Packed
+    // (packedSize per local node); `touched` marks the nodes some tet reaches.
+    constexpr int kRows = 7; // ε_00, ε_11, ε_22, ε_10, ε_20, ε_21, tr ε
+    const Real weight[kRows] = {lame.mu,     lame.mu,     lame.mu,          2 * lame.mu,
+                                2 * lame.mu, 2 * lame.mu, 0.5 * lame.lambda};
+    std::vector<Real> h(region.nodes.size() * packed, 0);
+    std::vector<char> touched(region.nodes.size(), 0);
+    std::vector<Real> strain(std::size_t(kRows) * std::size_t(k)); // row r: strain[r k + j], mode j
+    std::vector<Real> b(packed);
+    std::vector<Real> grad(9 * std::size_t(k)); // (∇u)_ac of mode j at grad[(3 a + c) k + j]
+    const Real* modes = basis.modes.data();     // row-major: DOF d's k values from modes + d k
     for (std::size_t t = 0; t < elastic.tets.size(); ++t)
     {
+        const std::array<Index, 4>& slots = elastic.tetSlots[t];
         bool needed = false;
-        for (Index s : elastic.tetSlots[t])
+        for (Index s : slots)
             needed = needed || local[elastic.slotNode[s]] >= 0;
         if (!needed)
             continue;
+        // ∇u = Σ_c u_c ⊗ ∇_c for every mode at once (a DOF's k mode values are contiguous), then
+        // ε = ½ (∇u + ∇uᵀ) and tr ε.
+        const std::array<Vec3, 4>& gradient = elastic.tetGradient[t];
+        for (int a = 0; a < 3; ++a)
+            for (int c = 0; c < 3; ++c)
+            {
+                Real* out = grad.data() + std::size_t(3 * a + c) * std::size_t(k);
+                std::fill(out, out + k, Real(0));
+                for (int v = 0; v < 4; ++v)
+                {
+                    const Real* u = modes + (3 * std::size_t(slots[v]) + std::size_t(a)) * std::size_t(k);
+                    const Real factor = gradient[v][c];
+                    for (int j = 0; j < k; ++j)
+                        out[j] += u[j] * factor;
+                }
+            }
+        {
+            const auto gradRow = [&](int a, int c)
+            {
+                return grad.data() + std::size_t(3 * a + c) * std::size_t(k);
+            };
+            Real* e = strain.data();
+            const std::size_t kk = std::size_t(k);
+            for (int j = 0; j < k; ++j)
+            {
+                const Real e00 = gradRow(0, 0)[j], e11 = gradRow(1, 1)[j], e22 = gradRow(2, 2)[j];
+                e[j] = e00;
+                e[kk + std::size_t(j)] = e11;
+                e[2 * kk + std::size_t(j)] = e22;
+                e[3 * kk + std::size_t(j)] = 0.5 * (gradRow(1, 0)[j] + gradRow(0, 1)[j]);
+                e[4 * kk + std::size_t(j)] = 0.5 * (gradRow(2, 0)[j] + gradRow(0, 2)[j]);
+                e[5 * kk + std::size_t(j)] = 0.5 * (gradRow(2, 1)[j] + gradRow(1, 2)[j]);
+                e[6 * kk + std::size_t(j)] = e00 + e11 + e22;
+            }
+        }
+        const Real half = 0.5 * elastic.tetVolume[t];
         for (int j = 0; j < k; ++j)
         {
-            Mat3 grad = Mat3::Zero();
-            for (int c = 0; c < 4; ++c)
-                grad += basis.modes.col(j).segment<3>(3 * Eigen::Index(elastic.tetSlots[t][c])) *
-                        elastic.tetGradient[t][c].transpose();
-            const Mat3 eps = 0.5 * (grad + grad.transpose());
-            strain.col(j) = Eigen::Map<const Eigen::Matrix<Real, 9, 1>>(eps.data());
-            trace[j] = eps.trace();
+            Real* c = b.data() + column(k, j) - std::size_t(j); // c[i] = (i, j)
+            for (int i = j; i < k; ++i)
+                c[i] = 0;
+            for (int r = 0; r < kRows; ++r)
+            {
+                const Real* row = strain.data() + std::size_t(r * k);
+                const Real factor = half * weight[r] * row[j];
+                for (int i = j; i < k; ++i)
+                    c[i] += factor * row[i];
+            }
         }
-        const Real v = elastic.tetVolume[t];
-        const Eigen::MatrixXd b =
-            2 * v * (lame.mu * strain.transpose() * strain + 0.5 * lame.lambda * trace.transpose() * trace);
-        for (Index s : elastic.tetSlots[t])
+        for (Index s : slots)
             if (const int l = local[elastic.slotNode[s]]; l >= 0)
             {
-                if (h[std::size_t(l)].size() == 0)
-                    h[std::size_t(l)] = Eigen::MatrixXd::Zero(k, k);
-                h[std::size_t(l)] += 0.25 * b;
+                touched[std::size_t(l)] = 1;
+                Real* target = h.data() + std::size_t(l) * packed;
+                for (std::size_t q = 0; q < packed; ++q)
+                    target[q] += b[q];
             }
     }
 
@@ -104,10 +203,21 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
             hi[c] = std::max(hi[c], coords[node * dim + c]);
         }
 
+    // Per node: P_v, the diagonal maxima (√ is monotone, so it is taken once at the end), and the
+    // bounds (eigenBounds) on λ_max(G_v) and λ_max(Λ^-½ G_v Λ^-½), G_v = H_v / V_v.
     FractureBoundData data;
-    data.pwMode.assign(std::size_t(k), 0);
-    data.wMode.assign(std::size_t(k), 0);
+    std::vector<Real> diagonalMax(std::size_t(k), 0), pDiagonalMax(std::size_t(k), 0);
     const Eigen::VectorXd invSqrtLambda = basis.eigenvalues.cwiseSqrt().cwiseInverse();
+    const std::vector<Real> ones(std::size_t(k), 1);
+    struct Candidate
+    {
+        std::size_t node;
+        Real p;
+        EigenBounds plain, scaled;
+    };
+    std::vector<Candidate> candidates;
+    candidates.reserve(region.nodes.size());
+    std::vector<Real> rowSums(std::size_t(k), 0);
     for (std::size_t i = 0; i < region.nodes.size(); ++i)
     {
         const Index node = region.nodes[i];
@@ -138,26 +248,82 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
             continue;
         }
         data.pMax = std::max(data.pMax, p);
-        if (h[i].size() == 0)
+        if (!touched[i] || k == 0)
             continue; // no energy can reach this node
-        const Eigen::MatrixXd g = h[i] / volume;
-        const Eigen::MatrixXd scaled = invSqrtLambda.asDiagonal() * g * invSqrtLambda.asDiagonal();
-        const Real plain = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(g, Eigen::EigenvaluesOnly)
-                               .eigenvalues()
-                               .maxCoeff();
-        const Real relative = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(scaled, Eigen::EigenvaluesOnly)
-                                  .eigenvalues()
-                                  .maxCoeff();
-        data.wPlain = std::max(data.wPlain, plain);
-        data.wScaled = std::max(data.wScaled, relative);
-        data.pwPlain = std::max(data.pwPlain, p * plain);
-        data.pwScaled = std::max(data.pwScaled, p * relative);
+        const Real* hv = h.data() + i * packed;
         for (int j = 0; j < k; ++j)
         {
-            const Real gjj = std::max<Real>(g(j, j), 0);
-            data.wMode[std::size_t(j)] = std::max(data.wMode[std::size_t(j)], std::sqrt(gjj));
-            data.pwMode[std::size_t(j)] = std::max(data.pwMode[std::size_t(j)], std::sqrt(p * gjj));
+            const Real gjj = std::max<Real>(hv[column(k, j)] / volume, 0);
+            diagonalMax[std::size_t(j)] = std::max(diagonalMax[std::size_t(j)], gjj);
+            pDiagonalMax[std::size_t(j)] = std::max(pDiagonalMax[std::size_t(j)], p * gjj);
         }
+        candidates.push_back({i, p, eigenBounds(hv, k, 1 / volume, ones.data(), rowSums.data()),
+                              eigenBounds(hv, k, 1 / volume, invSqrtLambda.data(), rowSums.data())});
+    }
+    for (int j = 0; j < k; ++j)
+    {
+        data.wMode.push_back(std::sqrt(diagonalMax[std::size_t(j)]));
+        data.pwMode.push_back(std::sqrt(pDiagonalMax[std::size_t(j)]));
+    }
+
+    // The four λ_max maxima. Eigen's eigensolver runs first on the nodes with the largest lower bounds,
+    // then on every node whose upper bound (times P_v for the PW maxima) reaches a relative 1e-9 below
+    // the largest value found so far. The solver's λ_max exceeds the true one by round-off only, far
+    // below that 1e-9, so a skipped node cannot hold a maximum: the maxima are the ones the solver on
+    // every node would give.
+    constexpr Real kSkip = 1 - 1e-9;
+    Eigen::MatrixXd g(k, k);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(k);
+    const auto largest = [&](const Candidate& c, const Real* scale)
+    {
+        const Real* hv = h.data() + c.node * packed;
+        const Real volume = region.nodeVolumes[c.node];
+        for (int j = 0; j < k; ++j) // the solver reads the lower triangle only
+            for (int i = j; i < k; ++i)
+                g(i, j) = scale[i] * (hv[column(k, j) + std::size_t(i - j)] / volume) * scale[j];
+        return solver.compute(g, Eigen::EigenvaluesOnly).eigenvalues()[k - 1];
+    };
+    std::vector<char> plainDone(candidates.size(), 0), scaledDone(candidates.size(), 0);
+    const auto plain = [&](std::size_t n)
+    {
+        if (plainDone[n])
+            return;
+        plainDone[n] = 1;
+        const Real value = largest(candidates[n], ones.data());
+        data.wPlain = std::max(data.wPlain, value);
+        data.pwPlain = std::max(data.pwPlain, candidates[n].p * value);
+    };
+    const auto scaled = [&](std::size_t n)
+    {
+        if (scaledDone[n])
+            return;
+        scaledDone[n] = 1;
+        const Real value = largest(candidates[n], invSqrtLambda.data());
+        data.wScaled = std::max(data.wScaled, value);
+        data.pwScaled = std::max(data.pwScaled, candidates[n].p * value);
+    };
+    if (!candidates.empty())
+    {
+        const auto best = [&](auto key)
+        {
+            std::size_t arg = 0;
+            for (std::size_t n = 1; n < candidates.size(); ++n)
+                if (key(candidates[n]) > key(candidates[arg]))
+                    arg = n;
+            return arg;
+        };
+        plain(best([](const Candidate& c) { return c.plain.lower; }));
+        plain(best([](const Candidate& c) { return c.p * c.plain.lower; }));
+        scaled(best([](const Candidate& c) { return c.scaled.lower; }));
+        scaled(best([](const Candidate& c) { return c.p * c.scaled.lower; }));
+    }
+    for (std::size_t n = 0; n < candidates.size(); ++n)
+    {
+        const Candidate& c = candidates[n];
+        if (c.plain.upper >= kSkip * data.wPlain || c.p * c.plain.upper >= kSkip * data.pwPlain)
+            plain(n);
+        if (c.scaled.upper >= kSkip * data.wScaled || c.p * c.scaled.upper >= kSkip * data.pwScaled)
+            scaled(n);
     }
     // Round-off of the eigenvalues (relative ~1e-15 of ‖G‖): a margin well above it.
     constexpr Real kMargin = 1 + 1e-9;

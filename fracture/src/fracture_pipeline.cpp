@@ -116,7 +116,14 @@ struct FracturePipeline::AssetEntry
     bool convexityKnown = false;
     bool nonConvex = false;
     std::vector<std::shared_ptr<const InteriorEmbedding>> embeddings; // one per warp
-    std::shared_ptr<const FragmentRegion> wholeRegion;                // the unbroken object's (built once)
+    struct CoordinatesEntry
+    {
+        FractureMetric metric = FractureMetric::Auto;
+        MetricWarp warp;
+        std::shared_ptr<const MetricCoordinates> coords;
+    };
+    std::vector<CoordinatesEntry> coordinates;         // one per metric and warp
+    std::shared_ptr<const FragmentRegion> wholeRegion; // the unbroken object's (built once)
     struct DegreeModelEntry
     {
         std::uint64_t key = 0;                    // degreeModelKey of the material and settings
@@ -218,19 +225,37 @@ FracturePipeline::wholeRegionFor(const std::shared_ptr<const Asset>& asset)
     return entry.wholeRegion;
 }
 
-std::vector<Real> FracturePipeline::coordinatesFor(const ObjectState& state, const Material& material,
-                                                   int* dimension, FractureMetric* metric)
+std::shared_ptr<const MetricCoordinates>
+FracturePipeline::coordinatesFor(const ObjectState& state, const Material& material, FractureMetric* metric)
 {
-    const FractureMetric used = metricFor(state.assetPointer());
-    std::shared_ptr<const InteriorEmbedding> embedding;
-    if (used == FractureMetric::Interior)
-        embedding = embeddingFor(state.assetPointer(), material.warp);
-    MetricCoordinates coords = pipelineCoordinates(state.asset(), embedding.get(), material.warp,
-                                                   pipelineSettings.embedding.positionWeight);
-    *dimension = coords.dimension;
+    const std::shared_ptr<const Asset>& asset = state.assetPointer();
+    const FractureMetric used = metricFor(asset);
     if (metric)
         *metric = used;
-    return std::move(coords.coords);
+    const auto find = [&]() -> std::shared_ptr<const MetricCoordinates>
+    {
+        for (const AssetEntry::CoordinatesEntry& e : entryFor(asset).coordinates)
+            if (e.metric == used && sameWarp(e.warp, material.warp))
+                return e.coords;
+        return nullptr;
+    };
+    {
+        const std::lock_guard<std::mutex> lock(embeddingMutex);
+        if (std::shared_ptr<const MetricCoordinates> found = find())
+            return found;
+    }
+    // Computed without the lock, so that other objects' events do not wait for it; two threads may
+    // compute the same coordinates once each (both are equal) and the first one stored is kept.
+    std::shared_ptr<const InteriorEmbedding> embedding;
+    if (used == FractureMetric::Interior)
+        embedding = embeddingFor(asset, material.warp);
+    auto coords = std::make_shared<const MetricCoordinates>(pipelineCoordinates(
+        state.asset(), embedding.get(), material.warp, pipelineSettings.embedding.positionWeight));
+    const std::lock_guard<std::mutex> lock(embeddingMutex);
+    if (std::shared_ptr<const MetricCoordinates> found = find())
+        return found;
+    entryFor(asset).coordinates.push_back({used, material.warp, coords});
+    return coords;
 }
 
 std::shared_ptr<const FracturePipeline::BoundEntry> FracturePipeline::boundFor(const ObjectState& state,
@@ -284,9 +309,9 @@ std::shared_ptr<const FracturePipeline::BoundEntry> FracturePipeline::boundFor(c
     {
         if (!region)
             region = wholeRegionFor(asset);
-        int dimension = 0;
-        const std::vector<Real> coords = coordinatesFor(state, material, &dimension, nullptr);
-        entry->data = computeFractureBoundData(tetMesh, *entry->basis, *region, coords, dimension, material);
+        const std::shared_ptr<const MetricCoordinates> coords = coordinatesFor(state, material, nullptr);
+        entry->data = computeFractureBoundData(tetMesh, *entry->basis, *region, coords->coords,
+                                               coords->dimension, material);
     }
     const std::lock_guard<std::mutex> lock(boundMutex);
     bounds.push_front(entry);
@@ -453,8 +478,7 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
 
     // 3. Metric coordinates.
     stage = Clock::now();
-    MetricCoordinates coords;
-    coords.coords = coordinatesFor(state, material, &coords.dimension, &st.metric);
+    const std::shared_ptr<const MetricCoordinates> coords = coordinatesFor(state, material, &st.metric);
     st.metricMs = msSince(stage);
 
     // 4-5. Criterion, degree and CVD, then the tessellation. The degree: the asset's trained model for
@@ -470,8 +494,8 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
             withModel.model = std::move(model);
             plan = &withModel;
         }
-    std::optional<VoronoiLabelling> labels =
-        planFracture(asset, region, energy, coords.coords, coords.dimension, material, seed, &st.plan, *plan);
+    std::optional<VoronoiLabelling> labels = planFracture(asset, region, energy, coords->coords,
+                                                          coords->dimension, material, seed, &st.plan, *plan);
     st.planMs = msSince(stage);
     if (!labels)
     {

@@ -27,6 +27,8 @@
 namespace shatter::fracture
 {
 
+struct MetricCoordinates;
+
 /// Settings of the pipeline; checked by FracturePipeline's constructor.
 ///
 /// Fracture degree (plan.mode): with DegreeMode::Model (the default) an unbroken object whose asset
@@ -73,7 +75,7 @@ struct FractureEventStats
     FragmentId parent = kNoFragment;
     FractureMetric metric = FractureMetric::Auto; ///< the metric used: Euclidean or Interior
     double deformationMs = 0;
-    double metricMs = 0; ///< metric coordinates (and the interior embedding when first needed)
+    double metricMs = 0; ///< metric coordinates and interior embedding (each built once per asset and warp)
     double planMs = 0;   ///< criterion, degree search and the CVDs
     double tessellationMs = 0;
     double updateMs = 0; ///< ObjectState::apply (filled by whoever applies the result)
@@ -157,9 +159,10 @@ private:
     struct BoundEntry; // per fragment (and ν, β, warp): its modal basis and bound data
     std::shared_ptr<const BoundEntry> boundFor(const ObjectState& state, FragmentId fragment,
                                                const Material& material, bool build = true);
-    /// The metric coordinates of every asset node the CVD of `state` uses (step 3 of fracture()).
-    std::vector<Real> coordinatesFor(const ObjectState& state, const Material& material, int* dimension,
-                                     FractureMetric* metric);
+    /// The metric coordinates of every asset node the CVD of `state` uses (step 3 of fracture()),
+    /// computed once per asset, metric and warp. `metric` (optional) receives the metric.
+    std::shared_ptr<const MetricCoordinates> coordinatesFor(const ObjectState& state,
+                                                            const Material& material, FractureMetric* metric);
     AssetEntry& entryFor(const std::shared_ptr<const Asset>& asset); // with embeddingMutex held
     /// The asset's degree model for `material` under these settings (findDegreeModel, read once per
     /// asset and material), or null.
