@@ -357,6 +357,7 @@ void fragmentPrepare27(benchmark::State& state)
     for (auto _ : state)
     {
         FracturePipeline pipeline(Scene::settings(DeformationModel::Modal));
+        pipeline.prepare(*s.state, s.material); // the asset's embedding, as a FractureSystem has it
         double seconds = 0;
         for (FragmentId f : found->fragments)
         {
