@@ -1,15 +1,15 @@
 // FractureJobRunner (fracture_jobs.h): oneTBB workers for the fracture pipeline.
 //
-// The arena has `workers` slots (at most TBB's pool of worker threads: hardware threads − 1 unless the
-// program raises it with tbb::global_control before the system is made), none reserved for the
-// simulation thread, and jobs are enqueued into it (task_arena::enqueue of a task_group::defer handle),
-// so submission never blocks and never makes the simulation thread run someone else's job. Each job is
-// claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread
-// needs before any worker took it runs there instead, and a cancelled one is skipped by the worker that
-// dequeues it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as
-// the job is Done. A job also builds its new fragments' triangle BVHs, the costly part of their bodies,
-// and applies its result to a copy of the object's state (the collision-structure update), so that the
-// simulation thread only swaps the two.
+// Two arenas, events (high priority) and preparations (low), have `workers` slots each (at most TBB's
+// pool of worker threads: hardware threads − 1 unless the program raises it with tbb::global_control
+// before the system is made), none reserved for the simulation thread, and jobs are enqueued into them
+// (task_arena::enqueue of a task_group::defer handle), so submission never blocks and never makes the
+// simulation thread run someone else's job. Each job is claimed by a compare-and-swap of its status (Queued →
+// Running), so a job that the simulation thread needs before any worker took it runs there instead, and a
+// cancelled one is skipped by the worker that dequeues it. The task holds the job by shared_ptr:
+// FractureSystem may drop its reference as soon as the job is Done. A job also builds its new fragments'
+// triangle BVHs, the costly part of their bodies, and applies its result to a copy of the object's state (the
+// collision-structure update), so that the simulation thread only swaps the two.
 #include "fracture_jobs.h"
 
 #include "fragment_mesh.h"
@@ -31,15 +31,22 @@ struct FractureJobRunner::Pool
 {
     // At most the pool's worker threads (max_allowed_parallelism − 1 when the arena is made): asking for
     // more gets no more threads, only TBB's warning on stderr.
+    static int slots(int workers)
+    {
+        return std::max(1, std::min(workers, int(tbb::global_control::active_value(
+                                                 tbb::global_control::max_allowed_parallelism)) -
+                                                 1));
+    }
+    // Events have a deadline (their step), preparations only a window of steps: a worker that is free
+    // takes a queued event first (TBB serves the higher-priority arena), and a preparation is one
+    // fragment, so an event waits for at most one fragment's basis.
     explicit Pool(int workers)
-        : arena(std::max(1, std::min(workers, int(tbb::global_control::active_value(
-                                                  tbb::global_control::max_allowed_parallelism)) -
-                                                  1)),
-                0)
+        : events(slots(workers), 0, tbb::task_arena::priority::high),
+          background(slots(workers), 0, tbb::task_arena::priority::low)
     {
     }
-    tbb::task_arena arena;
-    tbb::task_group group;
+    tbb::task_arena events, background;
+    tbb::task_group eventGroup, backgroundGroup;
 };
 
 namespace
@@ -91,7 +98,10 @@ FractureJobRunner::FractureJobRunner(int workers) : workerCount(workers)
 FractureJobRunner::~FractureJobRunner()
 {
     if (pool)
-        pool->arena.execute([this] { pool->group.wait(); });
+    {
+        pool->events.execute([this] { pool->eventGroup.wait(); });
+        pool->background.execute([this] { pool->backgroundGroup.wait(); });
+    }
 }
 
 void FractureJobRunner::run(FractureJob& job) noexcept
@@ -142,15 +152,18 @@ void FractureJobRunner::submit(const std::shared_ptr<FractureJob>& job)
         }
         return;
     }
-    pool->arena.enqueue(pool->group.defer(
-        [job]
-        {
-            int seen = 0;
-            if (!claim(*job, seen))
-                return; // run by the simulation thread already, or cancelled
-            run(*job);
-            publish(*job);
-        }));
+    auto task = [job]
+    {
+        int seen = 0;
+        if (!claim(*job, seen))
+            return; // run by the simulation thread already, or cancelled
+        run(*job);
+        publish(*job);
+    };
+    if (job->prepareFrom)
+        pool->background.enqueue(pool->backgroundGroup.defer(std::move(task)));
+    else
+        pool->events.enqueue(pool->eventGroup.defer(std::move(task)));
 }
 
 JobWait FractureJobRunner::finish(FractureJob& job)

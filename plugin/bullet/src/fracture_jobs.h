@@ -78,7 +78,8 @@ enum class JobWait
     Waited   ///< a worker was running it: waited
 };
 
-/// The workers: a tbb::task_arena of `workers` threads and a task_group tracking every submitted task.
+/// The workers: oneTBB arenas of `workers` threads, events before preparations, and task_groups
+/// tracking every submitted task.
 /// workers = 0 runs each job inline at submission.
 class FractureJobRunner
 {

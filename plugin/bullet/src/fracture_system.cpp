@@ -433,16 +433,26 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     std::erase_if(o.preparing, [](const auto& p) { return p->status.load() == FractureJob::Done; });
     if (jobs.workers() > 0 && !event.fragments.empty())
     {
-        auto prepare = std::make_shared<FractureJob>();
-        prepare->object = id;
-        prepare->pipeline = pipeline.get();
-        prepare->prepareFrom = job.result;
-        prepare->prepare = event.fragments;
-        prepare->asset = o.state->assetPointer();
-        prepare->preparedMaterial = o.material;
-        prepare->retired = std::move(retired);
-        o.preparing.push_back(prepare);
-        jobs.submit(prepare);
+        // One job per fragment, smallest first: most fragments are ready early, and a queued event waits
+        // for at most one fragment's basis (fracture_jobs.cpp).
+        std::vector<std::pair<Index, FragmentId>> sizes;
+        for (FragmentId f : event.fragments)
+            sizes.push_back(
+                {Index(std::count(result.nodeFragments.begin(), result.nodeFragments.end(), f)), f});
+        std::sort(sizes.begin(), sizes.end());
+        for (const auto& [size, f] : sizes)
+        {
+            auto prepare = std::make_shared<FractureJob>();
+            prepare->object = id;
+            prepare->pipeline = pipeline.get();
+            prepare->prepareFrom = job.result;
+            prepare->prepare = {f};
+            prepare->asset = o.state->assetPointer();
+            prepare->preparedMaterial = o.material;
+            prepare->retired = std::move(retired); // the first one frees it
+            o.preparing.push_back(prepare);
+            jobs.submit(prepare);
+        }
     }
     stats->updateMs = msSince(start);
     event.fractureMs = stats->totalMs;
