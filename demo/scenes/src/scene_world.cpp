@@ -113,7 +113,14 @@ void SceneWorld::Impl::build()
         if (e.object)
             sceneAsset(resolveMesh(e.object->asset, scene.file), cacheDir, options.assetProgress);
 
-    configuration = makeCollisionConfiguration();
+    // Bullet preallocates 4096 manifolds and 4096 collision algorithms (about 4 MB, every page written
+    // when the pools are made); a scene sizes the pools by its objects instead, and a pile that
+    // outgrows them takes the rest from the heap (Bullet's pools fall back to btAlignedAlloc).
+    btDefaultCollisionConstructionInfo pools;
+    pools.m_defaultMaxPersistentManifoldPoolSize =
+        int(std::clamp<std::size_t>(128 * (scene.objects.size() + scene.events.size()), 256, 4096));
+    pools.m_defaultMaxCollisionAlgorithmPoolSize = pools.m_defaultMaxPersistentManifoldPoolSize;
+    configuration = makeCollisionConfiguration(pools);
     dispatcher = std::make_unique<btCollisionDispatcher>(configuration.get());
     registration = std::make_unique<CollisionRegistration>(*dispatcher, collisionSettings(options));
     applyComparisonVariants(*registration, variants(options));

@@ -131,8 +131,8 @@ struct FractureEvent
     FragmentId parent = std::numeric_limits<FragmentId>::max(); ///< the fragment that broke
     std::vector<FragmentId> fragments;                          ///< its new fragments with a body
     double fractureMs = 0;                                      ///< pipeline time (on a worker), ms
-    double updateMs = 0;                               ///< ObjectState update and body replacement, ms
-    int latencySteps = 0;                              ///< internal steps from the impact to the fragments
+    double updateMs = 0;  ///< swapping in the state its job updated, and the body replacement, ms
+    int latencySteps = 0; ///< internal steps from the impact to the fragments
     std::shared_ptr<const FractureEventStats> details; ///< in-tree diagnostics (not installed)
 };
 
@@ -141,7 +141,7 @@ struct FractureStepStats
 {
     int events = 0;          ///< fracture events processed
     double fractureMs = 0;   ///< pipeline time (deformation, criterion, tessellation), ms
-    double updateMs = 0;     ///< ObjectState updates and body replacement, ms
+    double updateMs = 0;     ///< swapping in updated states and body replacement (this thread), ms
     Index liveFragments = 0; ///< bodies of the system after the step
     int evaluations = 0;     ///< pipeline runs (bodies with an impact), broken or not
     Real maxWholeEnergy = 0; ///< largest strain energy of the unbroken fragments evaluated (compare with γ)
