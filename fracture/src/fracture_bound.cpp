@@ -284,23 +284,23 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
         return solver.compute(g, Eigen::EigenvaluesOnly).eigenvalues()[k - 1];
     };
     std::vector<char> plainDone(candidates.size(), 0), scaledDone(candidates.size(), 0);
+    // Candidate n's largest eigenvalue for one scaling, once, into that scaling's maxima w and pw.
+    const auto solveOnce = [&](std::size_t n, std::vector<char>& done, const Real* scaling, Real& w, Real& pw)
+    {
+        if (done[n])
+            return;
+        done[n] = 1;
+        const Real value = largest(candidates[n], scaling);
+        w = std::max(w, value);
+        pw = std::max(pw, candidates[n].p * value);
+    };
     const auto plain = [&](std::size_t n)
     {
-        if (plainDone[n])
-            return;
-        plainDone[n] = 1;
-        const Real value = largest(candidates[n], ones.data());
-        data.wPlain = std::max(data.wPlain, value);
-        data.pwPlain = std::max(data.pwPlain, candidates[n].p * value);
+        solveOnce(n, plainDone, ones.data(), data.wPlain, data.pwPlain);
     };
     const auto scaled = [&](std::size_t n)
     {
-        if (scaledDone[n])
-            return;
-        scaledDone[n] = 1;
-        const Real value = largest(candidates[n], invSqrtLambda.data());
-        data.wScaled = std::max(data.wScaled, value);
-        data.pwScaled = std::max(data.pwScaled, candidates[n].p * value);
+        solveOnce(n, scaledDone, invSqrtLambda.data(), data.wScaled, data.pwScaled);
     };
     if (!candidates.empty())
     {
