@@ -135,8 +135,8 @@ def markdown(runs, images_rel, notes):
       "papers' figures are from a 3.4 GHz i7-2600 with Havok, so compare ratios and shapes, not "
       "milliseconds. Columns (docs/scenes.md): *CD* = broad + narrow phase (Bullet's "
       "performDiscreteCollisionDetection); *fracture* = FractureSystem's post-tick work, including the "
-      "deformation solve of every impact that is evaluated but does not break; *update* = ObjectState::apply "
-      "and the body replacement; *physics* = the rest of the step (solver, integration).")
+      "deformation solve of every impact that is evaluated but does not break; *update* = swapping in the state "
+      "the fracture job updated (ObjectState::apply runs in the job) and the body replacement; *physics* = the rest of the step (solver, integration).")
     w("")
     for n in notes:
         w(n)
@@ -209,12 +209,16 @@ def markdown(runs, images_rel, notes):
     w("## Fracture cost")
     w("")
     w("Shatter runs only. *main max* is what fracture cost the simulation thread in its worst step "
-      "(evaluation, submitting jobs, waiting for a late one, applying the result and replacing the body); "
+      "(evaluation, submitting jobs, waiting for a late one, swapping in the state its job updated and "
+      "replacing the body); "
       "*job max* is the longest fracture job on a worker; *latency* the steps from impact to fragments. "
       "*Evaluations* counts impacts that passed the impulse gate: rejected by the cheap bound / evaluated "
       "in full. *(total − CD) max / median* is the worst step apart from its collision detection against "
       "the median step (goal ≤ 2.5; collision bursts when many fragments appear belong to CD). TVCG Table 3's "
-      "*fracture max* is beside.")
+      "*fracture max* is beside. These runs step as fast as they can, so a job gets only its latency's worth "
+      "of the steps' compute time, not the wall time a paced game loop gives it, and a new fragment's "
+      "basis is often not built by its first evaluation, which then builds it while the step waits; "
+      "`scripts/realtime_report.py` runs the scenes paced to simulated time.")
     w("")
     w("| scene | events | main max ms | job max ms | wait max ms | latency steps | evaluations: bound / full "
       "| total max / median | (total − CD) max / median | CD max / median | TVCG fracture max ms |")
