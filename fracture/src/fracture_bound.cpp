@@ -26,6 +26,7 @@
 // (modal_deformation.h), so U, PW and W_max are divided by E before the α powers.
 #include "fracture_bound.h"
 
+#include "fracture_degree.h"
 #include "shatter/error.h"
 
 #include <Eigen/Dense>
@@ -221,18 +222,7 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
     for (std::size_t i = 0; i < region.nodes.size(); ++i)
     {
         const Index node = region.nodes[i];
-        Real beta = 1; // as nodeWeights: the volume-weighted mean weakness of the node's tets
-        if (!material.weakness.empty())
-        {
-            Real sum = 0, volume = 0;
-            for (Index e = mesh.nodeTetOffsets[node]; e < mesh.nodeTetOffsets[node + 1]; ++e)
-            {
-                const Index t = mesh.nodeTets[e];
-                sum += material.weakness[t] * mesh.tetVolume(t);
-                volume += mesh.tetVolume(t);
-            }
-            beta = volume > 0 ? sum / volume : 1;
-        }
+        const Real beta = nodeWeakness(mesh, material, node);
         Real d2 = 0;
         for (std::size_t c = 0; c < dim; ++c)
         {

@@ -81,6 +81,10 @@ struct PlanStats
     double milliseconds = 0;         ///< wall time of planFracture
 };
 
+/// β_v of nodeWeights: the volume-weighted mean of Material::weakness over asset node `node`'s tets (1
+/// without a painted field or without tets).
+Real nodeWeakness(const TetMesh& mesh, const Material& material, Index node);
+
 /// Node weights w (per local node of `region`) for the criterion, the seeding and the CVD centroids:
 ///   w_v = β_v · V_v · (U_v / V_v)^α
 /// with U_v the node's strain energy (J; StrainEnergy::perNode, 0 for region nodes it does not list),

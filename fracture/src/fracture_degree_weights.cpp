@@ -60,24 +60,27 @@ std::vector<Real> nodeWeights(const TetMesh& mesh, const FragmentRegion& region,
             throw Error(kSource, "strain energy of node " + std::to_string(node) + " is negative");
         u = std::max<Real>(u, 0);
 
-        Real beta = 1;
-        if (!material.weakness.empty())
-        {
-            Real sum = 0, volume = 0;
-            for (Index k = mesh.nodeTetOffsets[node]; k < mesh.nodeTetOffsets[node + 1]; ++k)
-            {
-                const Index t = mesh.nodeTets[k];
-                const Real v = mesh.tetVolume(t);
-                sum += material.weakness[t] * v;
-                volume += v;
-            }
-            beta = volume > 0 ? sum / volume : 1;
-        }
+        const Real beta = nodeWeakness(mesh, material, node);
         const Real volume = region.nodeVolumes[i];
         // A node without material around it (no region tet) keeps its energy as is.
         weights[i] = beta * (volume > 0 ? volume * std::pow(u / volume, alpha) : u);
     }
     return weights;
+}
+
+Real nodeWeakness(const TetMesh& mesh, const Material& material, Index node)
+{
+    if (material.weakness.empty())
+        return 1;
+    Real sum = 0, volume = 0;
+    for (Index k = mesh.nodeTetOffsets[node]; k < mesh.nodeTetOffsets[node + 1]; ++k)
+    {
+        const Index t = mesh.nodeTets[k];
+        const Real v = mesh.tetVolume(t);
+        sum += material.weakness[t] * v;
+        volume += v;
+    }
+    return volume > 0 ? sum / volume : 1;
 }
 
 Real wholeEnergy(std::span<const Real> localCoords, int dimension, std::span<const Real> weights)

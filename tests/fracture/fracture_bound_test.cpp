@@ -14,6 +14,7 @@
 #include "test_env.h"
 
 #include "fracture_bound.h"
+#include "fracture_degree.h"
 #include "fracture_pipeline.h"
 #include "fracture_precompute.h"
 #include "metric.h"
@@ -238,17 +239,7 @@ FractureBoundData denseBoundData(const TetMesh& mesh, const ModalBasis& basis, c
     for (std::size_t i = 0; i < region.nodes.size(); ++i)
     {
         const Index node = region.nodes[i];
-        Real beta = 1;
-        if (!material.weakness.empty())
-        {
-            Real sum = 0, volume = 0;
-            for (Index e = mesh.nodeTetOffsets[node]; e < mesh.nodeTetOffsets[node + 1]; ++e)
-            {
-                sum += material.weakness[mesh.nodeTets[e]] * mesh.tetVolume(mesh.nodeTets[e]);
-                volume += mesh.tetVolume(mesh.nodeTets[e]);
-            }
-            beta = volume > 0 ? sum / volume : 1;
-        }
+        const Real beta = nodeWeakness(mesh, material, node);
         Real d2 = 0;
         for (std::size_t c = 0; c < dim; ++c)
         {
