@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <string>
 
 namespace shatter::fracture
@@ -389,28 +388,33 @@ void FracturePipeline::prepareFragments(const Asset& asset, const FractureResult
                                         const std::atomic<bool>* stop)
 {
     checkMaterial(material, asset.tetMesh.tetCount());
-    if (result.nodes.size() != result.nodeFragments.size())
-        throw Error("FracturePipeline::prepareFragments", "the result's nodes and labels differ in length");
+    if (result.nodes.size() != result.nodeFragments.size() || result.fragments.empty())
+        throw Error("FracturePipeline::prepareFragments", "the result has no fragments or unlabelled nodes");
     // apply() labels exactly result.nodes with result.nodeFragments, so these are the node sets
-    // fragmentRegion() finds afterwards, and the deformation cache keys match.
+    // fragmentRegion() finds afterwards, and the deformation cache keys match. New ids are consecutive.
+    const FragmentId first = result.fragments.front();
+    std::vector<int> slot(result.fragments.size(), -1); // per new id: its place in `fragments`
+    for (std::size_t i = 0; i < fragments.size(); ++i)
+    {
+        if (fragments[i] < first || fragments[i] - first >= slot.size())
+            throw Error("FracturePipeline::prepareFragments",
+                        "fragment " + std::to_string(fragments[i]) + " is not one of the result's");
+        slot[fragments[i] - first] = int(i);
+    }
     std::vector<std::vector<Index>> nodes(fragments.size());
     for (std::size_t i = 0; i < result.nodes.size(); ++i)
     {
-        const auto it = std::find(fragments.begin(), fragments.end(), result.nodeFragments[i]);
-        if (it != fragments.end())
-            nodes[std::size_t(it - fragments.begin())].push_back(result.nodes[i]);
+        const FragmentId label = result.nodeFragments[i];
+        if (label >= first && label - first < slot.size() && slot[label - first] >= 0)
+            nodes[std::size_t(slot[label - first])].push_back(result.nodes[i]);
     }
-    std::vector<std::size_t> order(fragments.size());
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return nodes[a].size() < nodes[b].size(); });
-    for (std::size_t i : order)
+    for (std::vector<Index>& n : nodes)
     {
         if (stop && stop->load(std::memory_order_relaxed))
             return;
-        std::sort(nodes[i].begin(), nodes[i].end());
-        if (!nodes[i].empty())
-            deformation->prepare(asset, tetsTouchingNodes(asset.tetMesh, nodes[i]), material);
+        std::sort(n.begin(), n.end());
+        if (!n.empty())
+            deformation->prepare(asset, tetsTouchingNodes(asset.tetMesh, n), material);
     }
 }
 

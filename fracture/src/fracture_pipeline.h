@@ -139,10 +139,10 @@ public:
     void prepareFragments(const ObjectState& state, std::span<const FragmentId> fragments,
                           const Material& material, const std::atomic<bool>* stop = nullptr);
 
-    /// The same for `fragments` (some of result.fragments) from the result alone, without the object's
-    /// state: their regions come from result.nodes / nodeFragments, so it may run while the state is
-    /// changed by later events (a fragment broken since then is merely prepared for nothing). Smallest
-    /// fragments first, so most are ready early. `stop` as above.
+    /// The same for `fragments` (some of result.fragments, in this order) from the result alone, without
+    /// the object's state: their regions come from result.nodes / nodeFragments, so it may run while the
+    /// state is changed by later events (a fragment broken since then is merely prepared for nothing).
+    /// `stop` as above.
     void prepareFragments(const Asset& asset, const FractureResult& result,
                           std::span<const FragmentId> fragments, const Material& material,
                           const std::atomic<bool>* stop = nullptr);

@@ -307,15 +307,21 @@ const std::optional<FractureResult>& fractureUpdate27Result()
     return found;
 }
 
+// The 27-piece result, or null after marking the row skipped.
+const FractureResult* result27(benchmark::State& state)
+{
+    const std::optional<FractureResult>& found = fractureUpdate27Result();
+    if (!found)
+        state.SkipWithError("the impact did not break the object");
+    return found ? &*found : nullptr;
+}
+
 void fractureUpdate27(benchmark::State& state)
 {
     Scene& s = scene("piggy_bank");
-    const std::optional<FractureResult>& found = fractureUpdate27Result();
+    const FractureResult* found = result27(state);
     if (!found)
-    {
-        state.SkipWithError("the impact did not break the object");
         return;
-    }
     double updateMs = 0;
     std::int64_t events = 0;
     for (auto _ : state)
@@ -344,12 +350,9 @@ void fractureUpdate27(benchmark::State& state)
 void fragmentPrepare27(benchmark::State& state)
 {
     Scene& s = scene("piggy_bank");
-    const std::optional<FractureResult>& found = fractureUpdate27Result();
+    const FractureResult* found = result27(state);
     if (!found)
-    {
-        state.SkipWithError("the impact did not break the object");
         return;
-    }
     ObjectState broken = *s.state;
     broken.apply(*found);
     double totalMs = 0, maxMs = 0;

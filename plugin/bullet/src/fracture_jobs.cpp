@@ -112,22 +112,17 @@ void FractureJobRunner::run(FractureJob& job) noexcept
         if (job.prepareFrom)
         {
             job.retired.reset();
-            job.pipeline->prepareFragments(*job.asset, *job.prepareFrom, job.prepare, job.preparedMaterial,
+            job.pipeline->prepareFragments(*job.asset, *job.prepareFrom, job.prepare, *job.preparedMaterial,
                                            &job.stop);
         }
         else if (std::optional<FractureResult> result = job.pipeline->fracture(
                      *job.state, job.fragment, *job.material, job.forces, job.seed, job.stats.get()))
         {
             buildMeshBvhs(*result);
-            const auto stageStart = std::chrono::steady_clock::now();
             // The state is only read here (the simulation thread reads it too, and changes it only once
             // this job is done), so a copy made now is the state the result will be applied to.
-            auto staged = std::make_unique<ObjectState>(*job.state);
-            staged->apply(*result);
-            job.stagedMs =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stageStart)
-                    .count();
-            job.staged = std::move(staged);
+            job.staged = std::make_unique<ObjectState>(*job.state);
+            job.staged->apply(*result);
             job.result = std::make_shared<FractureResult>(std::move(*result));
         }
     }

@@ -47,11 +47,11 @@ struct FractureJob
     /// Set: a preparation, not an event — FracturePipeline::prepareFragments of the `prepare` fragments
     /// of this applied result (their modal bases) so that their first hit finds them. It reads neither
     /// `state` nor `material` (the object may change or go meanwhile), only these, the asset and
-    /// `preparedMaterial`; no outputs are read.
+    /// `preparedMaterial` (a copy shared by the event's preparations); no outputs are read.
     std::shared_ptr<const FractureResult> prepareFrom;
     std::vector<FragmentId> prepare;
     std::shared_ptr<const Asset> asset;
-    Material preparedMaterial;
+    std::shared_ptr<const Material> preparedMaterial;
     std::atomic<bool> stop{false}; ///< a preparation skips its remaining fragments once this is set
 
     // Outputs.
@@ -59,7 +59,6 @@ struct FractureJob
     /// With a result: a copy of `state` with the result applied (ObjectState::apply, TVCG §4.2, §6), for
     /// the simulation thread to swap in instead of updating the state itself.
     std::unique_ptr<ObjectState> staged;
-    double stagedMs = 0; ///< the copy and the update on the worker, ms (part of jobMs)
     /// An object's earlier state that the simulation thread swapped out: a preparation frees it on its
     /// worker (its memory is a whole collision state).
     std::unique_ptr<ObjectState> retired;

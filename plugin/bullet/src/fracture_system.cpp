@@ -434,13 +434,16 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     if (jobs.workers() > 0 && !event.fragments.empty())
     {
         // One job per fragment, smallest first: most fragments are ready early, and a queued event waits
-        // for at most one fragment's basis (fracture_jobs.cpp).
-        std::vector<std::pair<Index, FragmentId>> sizes;
-        for (FragmentId f : event.fragments)
-            sizes.push_back(
-                {Index(std::count(result.nodeFragments.begin(), result.nodeFragments.end(), f)), f});
-        std::sort(sizes.begin(), sizes.end());
-        for (const auto& [size, f] : sizes)
+        // for at most one fragment's basis (fracture_jobs.cpp). New ids are consecutive (apply checked).
+        const FragmentId first = result.fragments.front();
+        std::vector<Index> size(result.fragments.size(), 0);
+        for (FragmentId label : result.nodeFragments)
+            ++size[label - first];
+        std::vector<FragmentId> order = event.fragments;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](FragmentId a, FragmentId b) { return size[a - first] < size[b - first]; });
+        const auto material = std::make_shared<const Material>(o.material);
+        for (FragmentId f : order)
         {
             auto prepare = std::make_shared<FractureJob>();
             prepare->object = id;
@@ -448,7 +451,7 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
             prepare->prepareFrom = job.result;
             prepare->prepare = {f};
             prepare->asset = o.state->assetPointer();
-            prepare->preparedMaterial = o.material;
+            prepare->preparedMaterial = material;
             prepare->retired = std::move(retired); // the first one frees it
             o.preparing.push_back(prepare);
             jobs.submit(prepare);
