@@ -5,7 +5,7 @@
 //    body simulates whole and takes no new job; each fragment starts where the parent's material is at
 //    replacement (its current pose, not the pose of the impact) with the parent's v + ω × r;
 //  - a job whose pipeline throws is a failed event at its due step, not an exception;
-//  - a new fragment's impacts wait fragmentReadySteps steps;
+//  - a new fragment's impacts wait fragmentReadySteps steps, and for its predicted basis (fragmentBasisMs);
 //  - removeObject, clear and the destructor with a pending job, and breakWithImpulses completing one;
 //  - bad settings throw.
 #include "bullet_world.h"
@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 namespace shatter::test
@@ -218,7 +219,7 @@ struct ReadyRun
     std::vector<int> submitted, unready;
 };
 
-ReadyRun dropWithReadySteps(int readySteps)
+ReadyRun dropWithReadySteps(int readySteps, Real basisMs = 0)
 {
     BulletWorld world;
     world.addGroundPlane(0);
@@ -226,6 +227,7 @@ ReadyRun dropWithReadySteps(int readySteps)
     settings.workers = 1;
     settings.latencySteps = 1;
     settings.fragmentReadySteps = readySteps;
+    settings.fragmentBasisMs = basisMs;
     FractureSystem system(world.world(), world.collision(), settings);
     addFallingPlate(system, 2.0);
     ReadyRun r;
@@ -245,7 +247,8 @@ ReadyRun dropWithReadySteps(int readySteps)
 }
 
 // A new fragment's impacts are not evaluated during its first fragmentReadySteps internal steps (its
-// basis is prepared meanwhile); with 0 they are, from its first step on, so the test can tell.
+// basis is prepared meanwhile); with 0 they are, from its first step on, so the test can tell (the
+// size-based readiness is off in both: fragmentBasisMs = 0).
 TEST(FractureJobs, NewFragmentsAreNotEvaluatedBeforeTheyAreReady)
 {
     const int ready = 12;
@@ -269,6 +272,26 @@ TEST(FractureJobs, NewFragmentsAreNotEvaluatedBeforeTheyAreReady)
     for (std::size_t k = std::size_t(ready); k < waiting.submitted.size(); ++k)
         later += waiting.submitted[k];
     EXPECT_GT(later, 0) << "ready fragments are evaluated again";
+}
+
+// With a predicted basis cost far beyond the run, no fragment becomes ready however small
+// fragmentReadySteps is: their impacts are held back, never evaluated.
+TEST(FractureJobs, FragmentsAreNotReadyBeforeTheirPredictedBasis)
+{
+    const ReadyRun slow = dropWithReadySteps(0, 1e9);
+    const ReadyRun eager = dropWithReadySteps(0, 0);
+    ASSERT_GE(slow.firstEventStep, 0) << "the plate must break";
+    ASSERT_EQ(slow.firstEventStep, eager.firstEventStep) << "the first event does not depend on readiness";
+    int held = 0, slowJobs = 0, eagerJobs = 0;
+    for (std::size_t k = 0; k < slow.submitted.size(); ++k)
+    {
+        held += slow.unready[k];
+        slowJobs += slow.submitted[k];
+        eagerJobs += eager.submitted[k];
+    }
+    EXPECT_GT(held, 0) << "the fragments lie on the floor: some impacts must have been held back";
+    EXPECT_EQ(slowJobs, 0) << "a fragment was evaluated before its predicted basis";
+    EXPECT_GT(eagerJobs, 0) << "without the prediction the same impacts are evaluated";
 }
 
 TEST(FractureJobs, AFailingJobIsReportedAtItsStepNotThrown)
@@ -406,6 +429,12 @@ TEST(FractureJobs, BadSettingsThrow)
     settings.latencySteps = 0;
     settings.fragmentReadySteps = -1;
     EXPECT_THROW(FractureSystem(world.world(), world.collision(), settings), Error);
+    settings.fragmentReadySteps = 0;
+    for (Real bad : {-1.0, std::numeric_limits<Real>::quiet_NaN(), std::numeric_limits<Real>::infinity()})
+    {
+        settings.fragmentBasisMs = bad;
+        EXPECT_THROW(FractureSystem(world.world(), world.collision(), settings), Error) << bad;
+    }
 }
 
 } // namespace

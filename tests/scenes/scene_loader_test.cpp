@@ -65,7 +65,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFile{"duplicate_name.json", "/objects/1: ", "duplicate object name \"a\""},
                     BadFile{"bad_vector.json", "/objects/0/position: ", "expected an array of 3 numbers"},
                     BadFile{"missing_asset_key.json", "/objects/0: ", "missing required key \"asset\""},
-                    BadFile{"bad_ground_shape.json", "/ground/shape: ", "unknown ground shape \"lava\""}),
+                    BadFile{"bad_ground_shape.json", "/ground/shape: ", "unknown ground shape \"lava\""},
+                    BadFile{"bad_basis_cost.json", "/fracture/fragment_basis_ms: ", "must be >= 0"}),
     [](const testing::TestParamInfo<BadFile>& info)
     {
         std::string name = info.param.file;

@@ -105,7 +105,7 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
 {
     node.allowOnly({"enabled", "max_events_per_step", "min_impulse", "evaluate_every_step", "impulse_growth",
                     "held_impulse_decay", "deformation", "metric", "workers", "latency_steps",
-                    "fragment_ready_steps"});
+                    "fragment_ready_steps", "fragment_basis_ms"});
     readOptional(node, "enabled", s.enabled);
     if (auto v = node.find("max_events_per_step"))
     {
@@ -133,6 +133,12 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
     {
         s.fragmentReadySteps = v->integer();
         if (s.fragmentReadySteps < 0)
+            v->fail("must be >= 0");
+    }
+    if (auto v = node.find("fragment_basis_ms"))
+    {
+        s.fragmentBasisMs = v->number();
+        if (s.fragmentBasisMs < 0)
             v->fail("must be >= 0");
     }
     if (auto v = node.find("deformation"))

@@ -4,16 +4,20 @@
 // pool of worker threads: hardware threads − 1 unless the program raises it with tbb::global_control
 // before the system is made), none reserved for the simulation thread, and jobs are enqueued into them
 // (task_arena::enqueue of a task_group::defer handle), so submission never blocks and never makes the
-// simulation thread run someone else's job. Each job is claimed by a compare-and-swap of its status (Queued →
-// Running), so a job that the simulation thread needs before any worker took it runs there instead, and a
-// cancelled one is skipped by the worker that dequeues it. The task holds the job by shared_ptr:
-// FractureSystem may drop its reference as soon as the job is Done. A job also builds its new fragments'
-// triangle BVHs, the costly part of their bodies, and applies its result to a copy of the object's state (the
-// collision-structure update), so that the simulation thread only swaps the two.
+// simulation thread run someone else's job. An arena does not promise FIFO order, so a task does not
+// carry its job: it runs the oldest job of its arena's queue, and jobs start in submission order (a
+// preparation event's fragments smallest first, as FractureSystem's readiness steps assume). Each job is
+// claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread needs
+// before any worker took it runs there instead, and a cancelled one is skipped by the worker that dequeues
+// it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as the job is Done.
+// A job also builds its new fragments' triangle BVHs, the costly part of their bodies, and applies its result
+// to a copy of the object's state (the collision-structure update), so that the simulation thread only swaps
+// the two.
 #include "fracture_jobs.h"
 
 #include "fragment_mesh.h"
 #include "object_state.h"
+#include "shatter/error.h"
 #include "triangle_bvh.h"
 
 #include <oneapi/tbb/global_control.h>
@@ -22,6 +26,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <mutex>
 #include <string>
 
 namespace shatter::fracture
@@ -47,6 +53,26 @@ struct FractureJobRunner::Pool
     }
     tbb::task_arena events, background;
     tbb::task_group eventGroup, backgroundGroup;
+    // Per arena, the jobs whose task has not run yet, oldest first: each task takes the front one.
+    struct Queue
+    {
+        std::mutex mutex;
+        std::deque<std::shared_ptr<FractureJob>> jobs;
+        void push(std::shared_ptr<FractureJob> job)
+        {
+            const std::lock_guard lock(mutex);
+            jobs.push_back(std::move(job));
+        }
+        std::shared_ptr<FractureJob> pop()
+        {
+            const std::lock_guard lock(mutex);
+            SHATTER_ASSERT(!jobs.empty()); // one task per pushed job
+            std::shared_ptr<FractureJob> job = std::move(jobs.front());
+            jobs.pop_front();
+            return job;
+        }
+    };
+    Queue eventQueue, backgroundQueue;
 };
 
 namespace
@@ -147,15 +173,19 @@ void FractureJobRunner::submit(const std::shared_ptr<FractureJob>& job)
         }
         return;
     }
-    auto task = [job]
+    const bool background = job->prepareFrom != nullptr;
+    Pool::Queue& queue = background ? pool->backgroundQueue : pool->eventQueue;
+    queue.push(job);
+    auto task = [&queue]
     {
+        const std::shared_ptr<FractureJob> next = queue.pop();
         int seen = 0;
-        if (!claim(*job, seen))
+        if (!claim(*next, seen))
             return; // run by the simulation thread already, or cancelled
-        run(*job);
-        publish(*job);
+        run(*next);
+        publish(*next);
     };
-    if (job->prepareFrom)
+    if (background)
         pool->background.enqueue(pool->backgroundGroup.defer(std::move(task)));
     else
         pool->events.enqueue(pool->eventGroup.defer(std::move(task)));

@@ -22,9 +22,12 @@
 // second impact of the same object in one step is evaluated after the first is applied, as before).
 //
 // New fragments. After an event a preparation job builds the new fragments' modal bases
-// (FracturePipeline::prepareFragments); a fragment's impacts are evaluated only from fragmentReadySteps
-// internal steps after it appeared, so its first evaluation finds them built instead of paying for
-// them inside its latency. Readiness counts steps, never asks the job, so it does not depend on timing.
+// (FracturePipeline::prepareFragments); a fragment's impacts are evaluated only once it is ready, so
+// its first evaluation finds its basis built instead of paying for it inside its latency. Readiness is
+// fragmentReadySteps internal steps after it appeared, or later: when a worker would have built its
+// basis at a paced loop's speed, as predicted from fragmentBasisMs × (nodes / 1000)² for it and every
+// preparation queued before it (they run in submission order, an event's fragments smallest first). It
+// counts steps and never asks the jobs, so it depends neither on timing nor on the number of workers.
 //
 // A fracture follows a sequence that is safe inside Bullet's post-tick callback: copy the parent's
 // kinematics as they are now (the body moved during the latency), swap in the state the job updated
@@ -106,6 +109,8 @@ void checkSettings(const FractureSystemSettings& s)
         throw Error("FractureSystemSettings", "latencySteps must be >= 0");
     if (s.fragmentReadySteps < 0)
         throw Error("FractureSystemSettings", "fragmentReadySteps must be >= 0");
+    if (!(std::isfinite(s.fragmentBasisMs) && s.fragmentBasisMs >= 0))
+        throw Error("FractureSystemSettings", "fragmentBasisMs must be finite and >= 0");
 }
 
 struct BodyKey
@@ -124,11 +129,11 @@ struct FractureSystem::Impl
         std::shared_ptr<ObjectState> state;
         Material material;
         ObjectSettings options;
-        std::map<FragmentId, FragmentBody> bodies;  // live fragments, increasing id
-        std::uint64_t runs = 0;                     // pipeline runs: the event index of the seed
-        std::map<FragmentId, Real> heldImpulse;     // per fragment: see FractureSystemSettings::impulseGrowth
-        std::map<FragmentId, std::uint64_t> bornAt; // per fragment since a fracture: its first internal step
-        std::shared_ptr<FractureJob> job;           // the pending job of one of its fragments, if any
+        std::map<FragmentId, FragmentBody> bodies; // live fragments, increasing id
+        std::uint64_t runs = 0;                    // pipeline runs: the event index of the seed
+        std::map<FragmentId, Real> heldImpulse;    // per fragment: see FractureSystemSettings::impulseGrowth
+        std::map<FragmentId, std::uint64_t> readyAt; // per fragment since a fracture: its first ready step
+        std::shared_ptr<FractureJob> job;            // the pending job of one of its fragments, if any
         std::vector<std::shared_ptr<FractureJob>> preparing; // its events' preparations not known done
     };
 
@@ -217,11 +222,11 @@ struct FractureSystem::Impl
         }
         o.preparing.clear();
     }
-    // A fragment takes part in fracture once it is fragmentReadySteps old (unbroken objects always).
+    // A fragment takes part in fracture from its ready step on (unbroken objects always).
     bool ready(const Object& o, FragmentId fragment) const
     {
-        const auto born = o.bornAt.find(fragment);
-        return born == o.bornAt.end() || stepIndex >= born->second + readySteps;
+        const auto at = o.readyAt.find(fragment);
+        return at == o.readyAt.end() || stepIndex >= at->second;
     }
     bool submit(BodyKey key, std::span<const ImpactForce> forces, Real impulse);
     void takePending(const FractureJob& job);
@@ -236,8 +241,12 @@ struct FractureSystem::Impl
     const std::uint64_t readySteps; // FractureSystemSettings::fragmentReadySteps, likewise
     std::unique_ptr<FracturePipeline> pipeline;
     FractureJobRunner jobs; // after the pipeline: its destructor waits for the tasks that point to it
-    std::vector<std::shared_ptr<FractureJob>> pending;         // submission order
-    std::uint64_t stepIndex = 0;                               // internal steps seen by onInternalTick
+    std::vector<std::shared_ptr<FractureJob>> pending; // submission order
+    std::uint64_t stepIndex = 0;                       // internal steps seen by onInternalTick
+    double lastTimeStep = 1.0 / 60;                    // s, of the last internal step seen
+    // The step at which the preparations submitted so far would be done on one worker, as predicted from
+    // fragmentBasisMs: the ready step of the next event's fragments counts from here.
+    double preparedUntil = 0;
     ObjectStateSettings objectState;                           // of objects added from now on
     FragmentShapeKind shapes = FragmentShapeKind::Fracturable; // comparison variant
     bool callbackInstalled = false;
@@ -393,7 +402,12 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     std::unique_ptr<ObjectState> retired = std::move(job.staged);
     removeBody(o, fragment);
     o.heldImpulse.erase(fragment);
-    o.bornAt.erase(fragment);
+    o.readyAt.erase(fragment);
+    // Nodes per new fragment (new ids are consecutive, apply checked): its preparation's predicted cost.
+    const FragmentId first = result.fragments.front();
+    std::vector<Index> size(result.fragments.size(), 0);
+    for (FragmentId label : result.nodeFragments)
+        ++size[label - first];
     for (FragmentId f : result.fragments)
     {
         FragmentBody b;
@@ -422,7 +436,6 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         body.setDamping(linearDamping, angularDamping);
         body.setActivationState(keepAwake ? DISABLE_DEACTIVATION : ACTIVE_TAG);
         addBody({id, f}, std::move(b), group, mask);
-        o.bornAt[f] = stepIndex;
         if (insideStep)
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
@@ -431,17 +444,20 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     // each one's first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside
     // its event). It reads only the result and the asset, so later events need not wait for it.
     std::erase_if(o.preparing, [](const auto& p) { return p->status.load() == FractureJob::Done; });
-    if (jobs.workers() > 0 && !event.fragments.empty())
+    // One job per fragment, smallest first: most fragments are ready early, and a queued event waits for
+    // at most one fragment's basis (fracture_jobs.cpp).
+    std::vector<FragmentId> order = event.fragments;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](FragmentId a, FragmentId b) { return size[a - first] < size[b - first]; });
+    preparedUntil = std::max(preparedUntil, double(stepIndex));
+    for (FragmentId f : order)
     {
-        // One job per fragment, smallest first: most fragments are ready early, and a queued event waits
-        // for at most one fragment's basis (fracture_jobs.cpp). New ids are consecutive (apply checked).
-        const FragmentId first = result.fragments.front();
-        std::vector<Index> size(result.fragments.size(), 0);
-        for (FragmentId label : result.nodeFragments)
-            ++size[label - first];
-        std::vector<FragmentId> order = event.fragments;
-        std::stable_sort(order.begin(), order.end(),
-                         [&](FragmentId a, FragmentId b) { return size[a - first] < size[b - first]; });
+        const double kiloNodes = double(size[f - first]) / 1000;
+        preparedUntil += settings.fragmentBasisMs * kiloNodes * kiloNodes / (1000 * lastTimeStep);
+        o.readyAt[f] = std::max(stepIndex + readySteps, std::uint64_t(std::ceil(preparedUntil)));
+    }
+    if (jobs.workers() > 0 && !order.empty())
+    {
         const auto material = std::make_shared<const Material>(o.material);
         for (FragmentId f : order)
         {
@@ -696,6 +712,8 @@ void FractureSystem::tick(btScalar timeStep)
     s.lastEvents.clear();
     s.stepStats = FractureStepStats{};
     ++s.stepIndex;
+    if (std::isfinite(timeStep) && timeStep > 0)
+        s.lastTimeStep = double(timeStep);
     auto countLive = [&]
     {
         for (const auto& [id, o] : s.objects)

@@ -15,7 +15,7 @@
 // adds one body per new fragment at the body's pose then, with its v + ω × r at the fragment's centre of
 // mass. While an object has a pending job its bodies simulate on whole and their impacts are not
 // evaluated. latencySteps = 0 breaks in the impact step itself. Fragments fracture again the same way,
-// once they are fragmentReadySteps internal steps old.
+// once they are ready: fragmentReadySteps internal steps old, later for large pieces (fragmentBasisMs).
 //
 // Bodies and shapes are owned by the system; the world and the registration must outlive it. The
 // destructor removes its bodies from the world. The world's internal tick callback belongs to the
@@ -101,6 +101,11 @@ struct FractureSystemSettings
     /// prepares its modal basis meanwhile, so its first evaluation does not build it;
     /// read by the constructor; default 30 (half a second at 60 Hz).
     int fragmentReadySteps = 30;
+    /// Predicted milliseconds one worker spends on a fragment's modal basis per (1000 nodes)² (its
+    /// factorisation and Lanczos solves grow about quadratically): a fragment is ready no sooner than one
+    /// worker, paced to simulated time, would have built its basis after all preparations queued before
+    /// it. ≥ 0 and finite, 0: fragmentReadySteps alone; read by the constructor; default 75.
+    Real fragmentBasisMs = 75;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
     std::function<void(const std::string&)> log;
 };
@@ -154,7 +159,7 @@ struct FractureStepStats
     double waitMs = 0;
     double jobMs = 0;        ///< pipeline time of the jobs completed this step, wherever they ran
     int boundRejections = 0; ///< impacts the cheap bound ruled out on this thread (no job, no solve)
-    int unreadyImpacts = 0;  ///< impacts on fragments younger than fragmentReadySteps (not evaluated)
+    int unreadyImpacts = 0;  ///< impacts on fragments not ready yet (fragmentReadySteps, fragmentBasisMs)
     int jobsSubmitted = 0;   ///< impacts handed to the pipeline this step
     int jobsCompleted = 0;   ///< jobs whose result was taken this step (broken, whole or failed)
     int jobsWaited = 0;      ///< of those, not done by their step: the simulation thread waited or ran them
