@@ -51,9 +51,9 @@ App::App(const DemoSettings& o) : options(o), simulation(log)
     target = std::make_unique<RenderTarget>();
     debugViews = std::make_unique<DebugViews>();
     sphereMesh =
-        std::make_unique<GpuMesh>(buildMeshVertices(FragmentMesh{makeSphereMesh(3), {}, {}}, NormalMode::Smooth));
+        std::make_unique<GpuMesh>(buildMeshVertices(FragmentMesh{makeSphereMesh(3), {}}, NormalMode::Smooth));
     boxMesh = std::make_unique<GpuMesh>(
-        buildMeshVertices(FragmentMesh{makeBoxMesh(Vec3::Ones()), {}, {}}, NormalMode::Flat));
+        buildMeshVertices(FragmentMesh{makeBoxMesh(Vec3::Ones()), {}}, NormalMode::Flat));
 
     ui.visible = !options.hideUi;
     ui.sceneNames = scenes::builtInSceneNames();

@@ -81,7 +81,12 @@ FracturableShape::FracturableShape(std::shared_ptr<ObjectState> state, FragmentI
         m_boundingRadius = std::max(m_boundingRadius, b.norm());
         m_bodyVertices.push_back(toBullet(b));
     }
-    m_bvh = m_mesh->bvh ? m_mesh->bvh : std::make_shared<const TriangleBvh>(surface);
+}
+
+const TriangleBvh& FracturableShape::bvh() const
+{
+    std::call_once(m_bvhOnce, [this] { m_bvh = std::make_unique<const TriangleBvh>(m_mesh->surface); });
+    return *m_bvh;
 }
 
 FracturableShape::~FracturableShape() = default;
@@ -160,7 +165,7 @@ void FracturableShape::processAllTriangles(btTriangleCallback* callback, const b
             callback->processTriangle(v, int(m_fragment), int(t));
     };
 
-    const TriangleBvh& bvh = *m_bvh;
+    const TriangleBvh& bvh = this->bvh();
     if (bvh.empty())
         return;
     const std::vector<TriangleBvh::Node>& nodes = bvh.nodes();

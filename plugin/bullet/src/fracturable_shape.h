@@ -29,6 +29,7 @@
 #include <Eigen/Geometry>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace shatter
@@ -121,10 +122,14 @@ private:
     FragmentId m_fragment;
     MassProperties m_massProperties;
     Eigen::Isometry3d m_materialToBody;
-    Vec3 m_unitInertia;                       // principal moments per unit mass
-    std::shared_ptr<const TriangleBvh> m_bvh; // over the material-frame surface, for processAllTriangles
-    std::vector<btVector3> m_bodyVertices;    // surface vertices in the body frame
-    Aabb m_localBounds;                       // tight body-frame box of the surface
+    Vec3 m_unitInertia; // principal moments per unit mass
+    // Over the material-frame surface, for processAllTriangles only (rays, sweeps, debug drawing,
+    // Bullet's fallback algorithms): built at the first such query, not with the fragment's body.
+    const TriangleBvh& bvh() const;
+    mutable std::once_flag m_bvhOnce;
+    mutable std::unique_ptr<const TriangleBvh> m_bvh;
+    std::vector<btVector3> m_bodyVertices; // surface vertices in the body frame
+    Aabb m_localBounds;                    // tight body-frame box of the surface
     Real m_boundingRadius = 0;
     btVector3 m_localScaling;
 };

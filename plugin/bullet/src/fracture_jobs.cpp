@@ -10,15 +10,13 @@
 // claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread needs
 // before any worker took it runs there instead, and a cancelled one is skipped by the worker that dequeues
 // it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as the job is Done.
-// A job also builds its new fragments' triangle BVHs, the costly part of their bodies, and applies its result
-// to a copy of the object's state (the collision-structure update), so that the simulation thread only swaps
-// the two.
+// A job also applies its result to a copy of the object's state (the collision-structure update), so
+// that the simulation thread only swaps the two.
 #include "fracture_jobs.h"
 
 #include "fragment_mesh.h"
 #include "object_state.h"
 #include "shatter/error.h"
-#include "triangle_bvh.h"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
@@ -98,21 +96,6 @@ void waitUntilDone(FractureJob& job) noexcept
         job.status.wait(s, std::memory_order_acquire);
 }
 
-// The new fragments' triangle BVHs (FracturableShape's processAllTriangles), built here so that the
-// body replacement on the simulation thread does not build them: they are the bulk of a fragment body's
-// cost. The meshes were just made by the pipeline and are only copied once.
-void buildMeshBvhs(FractureResult& result)
-{
-    for (std::shared_ptr<const FragmentMesh>& mesh : result.meshes)
-    {
-        if (!mesh || mesh->bvh)
-            continue;
-        auto withBvh = std::make_shared<FragmentMesh>(*mesh);
-        withBvh->bvh = std::make_shared<const TriangleBvh>(withBvh->surface);
-        mesh = std::move(withBvh);
-    }
-}
-
 } // namespace
 
 FractureJobRunner::FractureJobRunner(int workers) : workerCount(workers)
@@ -144,7 +127,6 @@ void FractureJobRunner::run(FractureJob& job) noexcept
         else if (std::optional<FractureResult> result = job.pipeline->fracture(
                      *job.state, job.fragment, *job.material, job.forces, job.seed, job.stats.get()))
         {
-            buildMeshBvhs(*result);
             // The state is only read here (the simulation thread reads it too, and changes it only once
             // this job is done), so a copy made now is the state the result will be applied to.
             job.staged = std::make_unique<ObjectState>(*job.state);

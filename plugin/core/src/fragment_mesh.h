@@ -14,8 +14,6 @@
 namespace shatter
 {
 
-class TriangleBvh;
-
 /// Closed, outward-oriented surface of one fragment in the asset's material frame.
 struct FragmentMesh
 {
@@ -23,9 +21,6 @@ struct FragmentMesh
     /// Per triangle: 1 for a crack triangle (made by fracture), 0 for a piece of the original surface.
     /// Empty means "no crack triangles" (fragment 0).
     std::vector<std::uint8_t> crack;
-    /// Over `surface`, when whoever made the mesh built it off the simulation thread (a fracture job);
-    /// null: FracturableShape builds its own.
-    std::shared_ptr<const TriangleBvh> bvh;
 
     bool isCrack(Index triangle) const { return !crack.empty() && crack[triangle] != 0; }
 };

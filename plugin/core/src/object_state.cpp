@@ -50,7 +50,7 @@ ObjectState::ObjectState(std::shared_ptr<const Asset> asset, const ObjectStateSe
         bounds.grow(p);
     fragmentGrid = MultilevelGrid(bounds, settings.grid.cellFactor * meanEdge, settings.grid);
     fragmentList.push_back({bounds, kNoFragment, true});
-    meshes.push_back(std::make_shared<const FragmentMesh>(FragmentMesh{a.surface, {}, {}}));
+    meshes.push_back(std::make_shared<const FragmentMesh>(FragmentMesh{a.surface, {}}));
     auto cells = std::make_shared<std::vector<CellRange>>(a.tetMesh.tetCount());
     for (Index t = 0; t < a.tetMesh.tetCount(); ++t)
     {
