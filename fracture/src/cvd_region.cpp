@@ -93,7 +93,15 @@ FragmentRegion wholeMeshRegion(const TetMesh& mesh)
     region.parent = 0;
     region.nodes.resize(mesh.nodeCount());
     std::iota(region.nodes.begin(), region.nodes.end(), Index(0));
-    buildAdjacency(mesh, region, region.nodes, [](Index) { return true; });
+    // Every tet counts, so the edges are the mesh's own (TetMesh::neighbors, sorted per node as
+    // buildAdjacency's are) and only the volumes are summed, in the same increasing tet order.
+    region.adjacencyOffsets = mesh.neighborOffsets;
+    region.adjacency = mesh.neighbors;
+    SHATTER_ASSERT(region.adjacencyOffsets.size() == std::size_t(mesh.nodeCount()) + 1);
+    region.nodeVolumes.assign(mesh.nodeCount(), 0);
+    for (Index a = 0; a < mesh.nodeCount(); ++a)
+        for (Index i = mesh.nodeTetOffsets[a]; i < mesh.nodeTetOffsets[a + 1]; ++i)
+            region.nodeVolumes[a] += mesh.tetVolume(mesh.nodeTets[i]) / 4;
     return region;
 }
 

@@ -290,6 +290,23 @@ TEST(Cvd, SameSeedSameLabelsDifferentSeedDifferentLabels)
     EXPECT_NE(a.labelling.labels, d.labelling.labels);
 }
 
+// The whole-mesh region copies the mesh's edge graph instead of gathering it from the tets: the same
+// region, bit for bit, as gathering it for the unbroken object's fragment 0.
+TEST(Cvd, WholeMeshRegionIsTheUnbrokenFragmentsRegion)
+{
+    for (const char* name : {"cube", "plate"})
+    {
+        const auto asset = sharedAsset(name);
+        const ObjectState state(asset);
+        const FragmentRegion whole = wholeMeshRegion(asset->tetMesh);
+        const FragmentRegion gathered = fragmentRegion(state.field(), 0);
+        EXPECT_EQ(whole.nodes, gathered.nodes) << name;
+        EXPECT_EQ(whole.adjacencyOffsets, gathered.adjacencyOffsets) << name;
+        EXPECT_EQ(whole.adjacency, gathered.adjacency) << name;
+        EXPECT_EQ(whole.nodeVolumes, gathered.nodeVolumes) << name;
+    }
+}
+
 TEST(Cvd, FloodedCellsOfABrokenFragment)
 {
     // Cut the cube by a plane, then run the CVD on one piece: the region is that piece's nodes, the
