@@ -76,8 +76,7 @@ RegionRequest makeRequest(const Asset& asset, std::span<const Index> tets, const
 
 std::size_t memoryBytes(const ElasticRegion& r)
 {
-    return r.tets.size() * (sizeof(Index) + sizeof(r.tetSlots[0]) + sizeof(Index) + sizeof(Real) +
-                            sizeof(r.tetGradient[0])) +
+    return r.tets.size() * (sizeof(Index) + sizeof(r.tetSlots[0]) + sizeof(Index) + sizeof(Real)) +
            r.nodes.size() * sizeof(Index) +
            r.slotNode.size() * (sizeof(Index) + sizeof(Vec3) + sizeof(Real)) +
            r.boundarySlots.size() * sizeof(Index) + sizeof(ElasticRegion);
@@ -178,7 +177,6 @@ std::shared_ptr<const ElasticRegion> buildRegion(const Asset& asset, std::vector
 
     r.tetSlots.resize(tetCount);
     r.tetVolume.resize(tetCount);
-    r.tetGradient.resize(tetCount);
     for (Index i = 0; i < tetCount; ++i)
     {
         const Tet& tet = mesh.tets[r.tets[i]];
@@ -193,12 +191,6 @@ std::shared_ptr<const ElasticRegion> buildRegion(const Asset& asset, std::vector
         if (!(std::abs(det) > 0))
             throw Error("deformation region", "tet " + std::to_string(r.tets[i]) + " is degenerate");
         r.tetVolume[i] = std::abs(det) / 6;
-        // Rows of D⁻¹ are the gradients of barycentric coordinates 1..3; the first is minus their sum.
-        const Mat3 inv = d.inverse();
-        r.tetGradient[i][1] = inv.row(0).transpose();
-        r.tetGradient[i][2] = inv.row(1).transpose();
-        r.tetGradient[i][3] = inv.row(2).transpose();
-        r.tetGradient[i][0] = -(r.tetGradient[i][1] + r.tetGradient[i][2] + r.tetGradient[i][3]);
         for (Index s : r.tetSlots[i])
             r.slotVolume[s] += r.tetVolume[i] / 4;
     }
@@ -229,7 +221,7 @@ SparseMatrix assembleStiffness(const ElasticRegion& region, const Lame& lame, st
     triplets.reserve(region.tets.size() * 144);
     for (std::size_t i = 0; i < region.tets.size(); ++i)
     {
-        const std::array<Vec3, 4>& g = region.tetGradient[i];
+        const std::array<Vec3, 4> g = tetGradient(region, i);
         const Real v = region.tetVolume[i];
         for (int k = 0; k < 4; ++k)
             for (int l = 0; l < 4; ++l)
@@ -313,10 +305,10 @@ StrainEnergy strainEnergy(const ElasticRegion& region, const Lame& lame, const E
     out.perNode.assign(region.nodes.size(), 0);
     for (std::size_t i = 0; i < region.tets.size(); ++i)
     {
+        const std::array<Vec3, 4> g = tetGradient(region, i);
         Mat3 grad = Mat3::Zero(); // ∂u_a/∂x_b
         for (int k = 0; k < 4; ++k)
-            grad +=
-                u.segment<3>(3 * Eigen::Index(region.tetSlots[i][k])) * region.tetGradient[i][k].transpose();
+            grad += u.segment<3>(3 * Eigen::Index(region.tetSlots[i][k])) * g[k].transpose();
         const Mat3 strain = 0.5 * (grad + grad.transpose());
         const Real trace = strain.trace();
         // ≥ 0 for ν ∈ (−1, 0.5): the bulk modulus λ + 2μ/3 and μ are positive.

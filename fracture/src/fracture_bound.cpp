@@ -138,7 +138,7 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
             continue;
         // ∇u = Σ_c u_c ⊗ ∇_c for every mode at once (a DOF's k mode values are contiguous), then
         // ε = ½ (∇u + ∇uᵀ) and tr ε.
-        const std::array<Vec3, 4>& gradient = elastic.tetGradient[t];
+        const std::array<Vec3, 4> gradient = tetGradient(elastic, t);
         for (int a = 0; a < 3; ++a)
             for (int c = 0; c < 3; ++c)
             {

@@ -13,6 +13,7 @@
 #include "metric.h"
 #include "modal_deformation.h"
 #include "shatter/error.h"
+#include "tessellation_detail.h"
 
 #include <algorithm>
 #include <chrono>
@@ -357,6 +358,9 @@ void FracturePipeline::prepare(const ObjectState& state, const Material& materia
         embeddingFor(state.assetPointer(), material.warp);
     if (pipelineSettings.plan.mode == DegreeMode::Model && !pipelineSettings.plan.model)
         degreeModelFor(state.assetPointer(), material); // read off the first event
+    // The first event's region and the tessellation's tet neighbours (a few ms each, once per asset).
+    wholeRegionFor(state.assetPointer());
+    detail::tetFaces(state);
     if (deformation->model() == DeformationModel::Modal)
         boundFor(state, 0, material); // the basis and the bound's data
     else

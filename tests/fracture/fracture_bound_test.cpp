@@ -204,12 +204,13 @@ FractureBoundData denseBoundData(const TetMesh& mesh, const ModalBasis& basis, c
     Eigen::RowVectorXd trace(k);
     for (std::size_t t = 0; t < elastic.tets.size(); ++t)
     {
+        const std::array<Vec3, 4> gradient = fracture::detail::tetGradient(elastic, t);
         for (int j = 0; j < k; ++j)
         {
             Mat3 grad = Mat3::Zero();
             for (int c = 0; c < 4; ++c)
                 grad += basis.modes.col(j).segment<3>(3 * Eigen::Index(elastic.tetSlots[t][c])) *
-                        elastic.tetGradient[t][c].transpose();
+                        gradient[c].transpose();
             const Mat3 eps = 0.5 * (grad + grad.transpose());
             strain.col(j) = Eigen::Map<const Eigen::Matrix<Real, 9, 1>>(eps.data());
             trace[j] = eps.trace();
