@@ -126,9 +126,10 @@ public:
     bool mightBreak(const ObjectState& state, FragmentId fragment, const Material& material,
                     std::span<const ImpactForce> forces, Real* bound = nullptr, bool build = true);
 
-    /// Moves the expensive per-asset work (embedding, factorisation / modal basis of the whole object
-    /// and the bound's data) off the first fracture event; reads it from the asset's precomputed
-    /// sections when they are there (fracture_precompute.h).
+    /// Moves the expensive per-asset work (embedding, factorisation / modal basis of the whole object,
+    /// the bound's data, the whole-object CVD region and the tessellation's tet neighbours) off the
+    /// first fracture event; reads it from the asset's precomputed sections when they are there
+    /// (fracture_precompute.h).
     void prepare(const ObjectState& state, const Material& material);
 
     /// The same for new fragments (e.g. FractureResult::fragments, right after apply()): each live one
