@@ -182,12 +182,7 @@ std::shared_ptr<const ElasticRegion> buildRegion(const Asset& asset, std::vector
         const Tet& tet = mesh.tets[r.tets[i]];
         for (int k = 0; k < 4; ++k)
             r.tetSlots[i][k] = slotOf(r.tetComponent[i], tet[k]);
-        const Vec3& x0 = mesh.nodes[tet[0]];
-        Mat3 d;
-        d.col(0) = mesh.nodes[tet[1]] - x0;
-        d.col(1) = mesh.nodes[tet[2]] - x0;
-        d.col(2) = mesh.nodes[tet[3]] - x0;
-        const Real det = d.determinant();
+        const Real det = tetEdges(r, i).determinant();
         if (!(std::abs(det) > 0))
             throw Error("deformation region", "tet " + std::to_string(r.tets[i]) + " is degenerate");
         r.tetVolume[i] = std::abs(det) / 6;

@@ -63,10 +63,8 @@ struct ElasticRegion
     Index componentCount() const { return Index(componentOffsets.size()) - 1; }
 };
 
-/// ∇ of the four barycentric coordinates of region tet `i` from its slots' rest positions: the rows of
-/// D⁻¹ (D = [x1 − x0, x2 − x0, x3 − x0]) and minus their sum. Recomputed where needed rather than
-/// stored (96 bytes a tet, 2 MB for the whole piggy bank); buildRegion rejects degenerate tets.
-inline std::array<Vec3, 4> tetGradient(const ElasticRegion& region, std::size_t i)
+/// D = [x1 − x0, x2 − x0, x3 − x0] of region tet `i`, from its slots' rest positions.
+inline Mat3 tetEdges(const ElasticRegion& region, std::size_t i)
 {
     const std::array<Index, 4>& s = region.tetSlots[i];
     const Vec3& x0 = region.slotPosition[s[0]];
@@ -74,7 +72,15 @@ inline std::array<Vec3, 4> tetGradient(const ElasticRegion& region, std::size_t 
     d.col(0) = region.slotPosition[s[1]] - x0;
     d.col(1) = region.slotPosition[s[2]] - x0;
     d.col(2) = region.slotPosition[s[3]] - x0;
-    const Mat3 inv = d.inverse();
+    return d;
+}
+
+/// ∇ of the four barycentric coordinates of region tet `i`: the rows of D⁻¹ and minus their sum.
+/// Recomputed where needed rather than stored (96 bytes a tet, 2 MB for the whole piggy bank);
+/// buildRegion rejects degenerate tets.
+inline std::array<Vec3, 4> tetGradient(const ElasticRegion& region, std::size_t i)
+{
+    const Mat3 inv = tetEdges(region, i).inverse();
     std::array<Vec3, 4> g;
     g[1] = inv.row(0).transpose();
     g[2] = inv.row(1).transpose();
