@@ -91,6 +91,38 @@ EigenBounds eigenBounds(const Real* a, int k, Real invVolume, const Real* scale,
 
 } // namespace
 
+std::vector<Real> nodeSpreads(const TetMesh& mesh, const FragmentRegion& region, std::span<const Real> coords,
+                              int dimension, const Material& material, FractureBoundData& data)
+{
+    const std::size_t dim = std::size_t(dimension);
+    // The fixed point p: the centre of the nodes' bounding box in the metric space.
+    std::vector<Real> lo(dim, std::numeric_limits<Real>::infinity()), hi(dim, -lo[0]);
+    for (Index node : region.nodes)
+        for (std::size_t c = 0; c < dim; ++c)
+        {
+            lo[c] = std::min(lo[c], coords[node * dim + c]);
+            hi[c] = std::max(hi[c], coords[node * dim + c]);
+        }
+    std::vector<Real> spread(region.nodes.size());
+    for (std::size_t i = 0; i < region.nodes.size(); ++i)
+    {
+        const Index node = region.nodes[i];
+        Real d2 = 0;
+        for (std::size_t c = 0; c < dim; ++c)
+        {
+            const Real d = coords[node * dim + c] - 0.5 * (lo[c] + hi[c]);
+            d2 += d * d;
+        }
+        const Real p = nodeWeakness(mesh, material, node) * d2;
+        spread[i] = p;
+        const Real volume = region.nodeVolumes[i];
+        data.volume += volume;
+        Real& pMax = volume > 0 ? data.pMax : data.pMaxBare;
+        pMax = std::max(pMax, p);
+    }
+    return spread;
+}
+
 FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis& basis,
                                            const FragmentRegion& region, std::span<const Real> coords,
                                            int dimension, const Material& material)
@@ -98,8 +130,7 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
     const ElasticRegion& elastic = *basis.region;
     const int k = basis.modeCount();
     const std::size_t packed = packedSize(k);
-    const std::size_t dim = std::size_t(dimension);
-    if (dimension < 1 || coords.size() != dim * std::size_t(mesh.nodeCount()))
+    if (dimension < 1 || coords.size() != std::size_t(dimension) * std::size_t(mesh.nodeCount()))
         throw Error("fracture bound", "the metric coordinates do not match the asset's nodes");
     Material unit; // the basis's unit material (modal_deformation.h)
     unit.youngsModulus = 1;
@@ -195,18 +226,10 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
             }
     }
 
-    // The fixed point p: the centre of the nodes' bounding box in the metric space.
-    std::vector<Real> lo(dim, std::numeric_limits<Real>::infinity()), hi(dim, -lo[0]);
-    for (Index node : region.nodes)
-        for (std::size_t c = 0; c < dim; ++c)
-        {
-            lo[c] = std::min(lo[c], coords[node * dim + c]);
-            hi[c] = std::max(hi[c], coords[node * dim + c]);
-        }
-
-    // Per node: P_v, the diagonal maxima (√ is monotone, so it is taken once at the end), and the
+    // Per node with volume: the diagonal maxima (√ is monotone, so it is taken once at the end) and the
     // bounds (eigenBounds) on λ_max(G_v) and λ_max(Λ^-½ G_v Λ^-½), G_v = H_v / V_v.
     FractureBoundData data;
+    const std::vector<Real> spread = nodeSpreads(mesh, region, coords, dimension, material, data);
     std::vector<Real> diagonalMax(std::size_t(k), 0), pDiagonalMax(std::size_t(k), 0);
     const Eigen::VectorXd invSqrtLambda = basis.eigenvalues.cwiseSqrt().cwiseInverse();
     const std::vector<Real> ones(std::size_t(k), 1);
@@ -221,23 +244,10 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
     std::vector<Real> rowSums(std::size_t(k), 0);
     for (std::size_t i = 0; i < region.nodes.size(); ++i)
     {
-        const Index node = region.nodes[i];
-        const Real beta = nodeWeakness(mesh, material, node);
-        Real d2 = 0;
-        for (std::size_t c = 0; c < dim; ++c)
-        {
-            const Real d = coords[node * dim + c] - 0.5 * (lo[c] + hi[c]);
-            d2 += d * d;
-        }
-        const Real p = beta * d2;
+        const Real p = spread[i];
         const Real volume = region.nodeVolumes[i];
-        data.volume += volume;
         if (!(volume > 0))
-        {
-            data.pMaxBare = std::max(data.pMaxBare, p);
-            continue;
-        }
-        data.pMax = std::max(data.pMax, p);
+            continue; // only in pMaxBare
         if (!touched[i] || k == 0)
             continue; // no energy can reach this node
         const Real* hv = h.data() + i * packed;

@@ -42,6 +42,12 @@ FractureBoundData computeFractureBoundData(const TetMesh& mesh, const ModalBasis
                                            const FragmentRegion& region, std::span<const Real> coords,
                                            int dimension, const Material& material);
 
+/// P_v = β_v ‖x_v − p‖² per local node of `region`, with p the centre of the nodes' bounding box in the
+/// metric space (the bound's fixed point); fills data.pMax, data.pMaxBare and data.volume from them.
+/// `coords` and `material` as for computeFractureBoundData.
+std::vector<Real> nodeSpreads(const TetMesh& mesh, const FragmentRegion& region, std::span<const Real> coords,
+                              int dimension, const Material& material, FractureBoundData& data);
+
 /// An upper bound on E_D(N = 1) (fracture_degree.h, wholeEnergy of nodeWeights) of the impact whose
 /// unit modal load is `load` (modalLoad), for `material` (α, E). Never below the value planFracture
 /// computes, up to round-off (the caller adds a relative margin).

@@ -190,7 +190,6 @@ FractureBoundData denseBoundData(const TetMesh& mesh, const ModalBasis& basis, c
 {
     const fracture::detail::ElasticRegion& elastic = *basis.region;
     const int k = basis.modeCount();
-    const std::size_t dim = std::size_t(dimension);
     Material unit;
     unit.youngsModulus = 1;
     unit.poissonRatio = basis.poissonRatio;
@@ -226,36 +225,17 @@ FractureBoundData denseBoundData(const TetMesh& mesh, const ModalBasis& basis, c
                 h[std::size_t(l)] += 0.25 * b;
             }
     }
-    std::vector<Real> lo(dim, std::numeric_limits<Real>::infinity()), hi(dim, -lo[0]);
-    for (Index node : region.nodes)
-        for (std::size_t c = 0; c < dim; ++c)
-        {
-            lo[c] = std::min(lo[c], coords[node * dim + c]);
-            hi[c] = std::max(hi[c], coords[node * dim + c]);
-        }
     FractureBoundData data;
+    const std::vector<Real> spread = nodeSpreads(mesh, region, coords, dimension, material, data);
     data.pwMode.assign(std::size_t(k), 0);
     data.wMode.assign(std::size_t(k), 0);
     const Eigen::VectorXd invSqrtLambda = basis.eigenvalues.cwiseSqrt().cwiseInverse();
     for (std::size_t i = 0; i < region.nodes.size(); ++i)
     {
-        const Index node = region.nodes[i];
-        const Real beta = nodeWeakness(mesh, material, node);
-        Real d2 = 0;
-        for (std::size_t c = 0; c < dim; ++c)
-        {
-            const Real d = coords[node * dim + c] - 0.5 * (lo[c] + hi[c]);
-            d2 += d * d;
-        }
-        const Real p = beta * d2;
+        const Real p = spread[i];
         const Real volume = region.nodeVolumes[i];
-        data.volume += volume;
         if (!(volume > 0))
-        {
-            data.pMaxBare = std::max(data.pMaxBare, p);
-            continue;
-        }
-        data.pMax = std::max(data.pMax, p);
+            continue; // only in pMaxBare
         if (h[i].size() == 0)
             continue;
         const Eigen::MatrixXd g = h[i] / volume;

@@ -5,8 +5,8 @@
 // before the system is made), none reserved for the simulation thread, and jobs are enqueued into them
 // (task_arena::enqueue of a task_group::defer handle), so submission never blocks and never makes the
 // simulation thread run someone else's job. An arena does not promise FIFO order, so a task does not
-// carry its job: it runs the oldest job of its arena's queue, and jobs start in submission order (a
-// preparation event's fragments smallest first, as FractureSystem's readiness steps assume). Each job is
+// carry its job: it runs the oldest job of its arena's queue, and jobs start in submission order (an
+// event's preparations smallest fragment first, as FractureSystem's ready steps assume). Each job is
 // claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread needs
 // before any worker took it runs there instead, and a cancelled one is skipped by the worker that dequeues
 // it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as the job is Done.
