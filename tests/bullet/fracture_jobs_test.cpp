@@ -6,17 +6,21 @@
 //    replacement (its current pose, not the pose of the impact) with the parent's v + ω × r;
 //  - a job whose pipeline throws is a failed event at its due step, not an exception;
 //  - a new fragment's impacts wait fragmentReadySteps steps, and for its predicted basis (fragmentBasisMs);
+//  - an event job runs while a preparation is running, even with one worker;
 //  - removeObject, clear and the destructor with a pending job, and breakWithImpulses completing one;
 //  - bad settings throw.
 #include "bullet_world.h"
 
+#include "fracture_jobs.h"
 #include "fracture_system_internal.h"
 #include "shatter/error.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <limits>
 #include <map>
 
@@ -415,6 +419,62 @@ TEST(FractureJobs, BreakWithImpulsesCompletesThePendingJobFirst)
         EXPECT_GT(system.bodies(plate).size(), 1u);
     }
     EXPECT_TRUE(broke);
+}
+
+// Polls until `job` has left `status` (or a minute has passed); returns its status then.
+int waitWhile(const FractureJob& job, int status)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (job.status.load() == status && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return job.status.load();
+}
+
+// A preparation (a fragment's modal basis: one solve that cannot be interrupted) does not hold up an
+// event submitted while it runs, even with a single worker: the event is done while the basis is still
+// being built. The preparation builds the whole plate's basis (a result labelling every node with one
+// new fragment); the event evaluates an impact on a brick, whose basis is a few hundred times cheaper.
+TEST(FractureJobs, AnEventDoesNotWaitForARunningPreparation)
+{
+    const std::shared_ptr<ObjectState> plate = freshState("plate.obj");
+    const std::shared_ptr<ObjectState> brick = freshState("brick.obj");
+    FracturePipeline pipeline;
+    const Material material = glass();
+    FractureJobRunner runner(1);
+
+    auto whole = std::make_shared<FractureResult>();
+    whole->parent = 0;
+    whole->fragments = {1};
+    for (Index n = 0; n < plate->asset().tetMesh.nodeCount(); ++n)
+    {
+        whole->nodes.push_back(n);
+        whole->nodeFragments.push_back(1);
+    }
+    auto prepare = std::make_shared<FractureJob>();
+    prepare->pipeline = &pipeline;
+    prepare->prepareFrom = whole;
+    prepare->prepare = {1};
+    prepare->asset = plate->assetPointer();
+    prepare->preparedMaterial = std::make_shared<const Material>(material);
+    runner.submit(prepare);
+    ASSERT_EQ(waitWhile(*prepare, FractureJob::Queued), FractureJob::Running);
+
+    auto event = std::make_shared<FractureJob>();
+    event->pipeline = &pipeline;
+    event->state = brick;
+    event->fragment = 0;
+    event->material = &material;
+    const TriMesh& surface = brick->fragmentMesh(0)->surface;
+    event->forces = {{surface.vertices[0], 1000 * (surface.bounds().center() - surface.vertices[0]).normalized()}};
+    event->seed = 1;
+    runner.submit(event);
+    EXPECT_EQ(waitWhile(*event, FractureJob::Queued), FractureJob::Running);
+    EXPECT_EQ(waitWhile(*event, FractureJob::Running), FractureJob::Done);
+    EXPECT_EQ(prepare->status.load(), FractureJob::Running) << "the event waited for the preparation";
+    EXPECT_FALSE(event->error);
+
+    EXPECT_EQ(runner.finish(*prepare), JobWait::Waited);
+    EXPECT_FALSE(prepare->error);
 }
 
 TEST(FractureJobs, BadSettingsThrow)

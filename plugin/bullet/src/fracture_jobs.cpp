@@ -1,17 +1,25 @@
-// FractureJobRunner (fracture_jobs.h): oneTBB workers for the fracture pipeline.
+// FractureJobRunner (fracture_jobs.h): oneTBB workers for fracture events, one low-priority thread for
+// preparations.
 //
-// Two arenas, events (high priority) and preparations (low), have `workers` slots each (at most TBB's
-// pool of worker threads: hardware threads − 1 unless the program raises it with tbb::global_control
-// before the system is made), none reserved for the simulation thread, and jobs are enqueued into them
-// (task_arena::enqueue of a task_group::defer handle), so submission never blocks and never makes the
-// simulation thread run someone else's job. An arena does not promise FIFO order, so a task does not
-// carry its job: it runs the oldest job of its arena's queue, and jobs start in submission order (an
-// event's preparations smallest fragment first, as FractureSystem's ready steps assume). Each job is
-// claimed by a compare-and-swap of its status (Queued → Running), so a job that the simulation thread needs
-// before any worker took it runs there instead, and a cancelled one is skipped by the worker that dequeues
-// it. The task holds the job by shared_ptr: FractureSystem may drop its reference as soon as the job is Done.
-// A job also applies its result to a copy of the object's state (the collision-structure update), so
-// that the simulation thread only swaps the two.
+// Events run in a oneTBB arena of `workers` slots (at most TBB's pool of worker threads: hardware
+// threads − 1 unless the program raises it with tbb::global_control before the system is made), none
+// reserved for the simulation thread. Jobs are enqueued into it (task_arena::enqueue of a
+// task_group::defer handle), so submission never blocks and never makes the simulation thread run someone
+// else's job. An arena does not promise FIFO order, so a task does not carry its job: it runs the oldest
+// job of the queue, and jobs start in submission order.
+//
+// Preparations (a fragment's modal basis: 10-400 ms of one factorisation and eigensolve that cannot be
+// cut into pieces) run on a thread of their own at the lowest OS priority, in submission order (smallest
+// fragment first, as FractureSystem's ready steps assume). A TBB task is never preempted, so on a worker
+// shared with events a running basis kept every event that fell due behind it waiting, and the
+// simulation thread ran the event itself; the OS does preempt a thread, so events keep their workers and
+// a preparation takes whatever CPU the simulation and the events leave.
+//
+// Each job is claimed by a compare-and-swap of its status (Queued → Running), so a job that the
+// simulation thread needs before any worker took it runs there instead, and a cancelled one is skipped by
+// the thread that dequeues it. A queue holds its jobs by shared_ptr: FractureSystem may drop its reference
+// as soon as the job is Done. A job also applies its result to a copy of the object's state (the
+// collision-structure update), so that the simulation thread only swaps the two.
 #include "fracture_jobs.h"
 
 #include "fragment_mesh.h"
@@ -22,14 +30,85 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <string>
+#include <thread>
 
 namespace shatter::fracture
 {
+
+namespace
+{
+
+// Jobs whose run has not started yet, oldest first.
+class JobQueue
+{
+public:
+    void push(std::shared_ptr<FractureJob> job)
+    {
+        {
+            const std::lock_guard lock(mutex);
+            jobs.push_back(std::move(job));
+        }
+        wake.notify_one();
+    }
+    /// The oldest job (one is there: one task per pushed job).
+    std::shared_ptr<FractureJob> pop()
+    {
+        const std::lock_guard lock(mutex);
+        SHATTER_ASSERT(!jobs.empty());
+        std::shared_ptr<FractureJob> job = std::move(jobs.front());
+        jobs.pop_front();
+        return job;
+    }
+    /// Waits for the oldest job; null once close() was called and the queue is empty.
+    std::shared_ptr<FractureJob> waitPop()
+    {
+        std::unique_lock lock(mutex);
+        wake.wait(lock, [this] { return closed || !jobs.empty(); });
+        if (jobs.empty())
+            return nullptr;
+        std::shared_ptr<FractureJob> job = std::move(jobs.front());
+        jobs.pop_front();
+        return job;
+    }
+    void close()
+    {
+        {
+            const std::lock_guard lock(mutex);
+            closed = true;
+        }
+        wake.notify_all();
+    }
+
+private:
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::deque<std::shared_ptr<FractureJob>> jobs;
+    bool closed = false;
+};
+
+// The calling thread yields the CPU to every normal-priority thread (Linux: nice 19, which a thread may
+// always set for itself). Elsewhere the thread keeps its priority and preparations share the CPU evenly.
+void lowerThreadPriority() noexcept
+{
+#if defined(__linux__)
+    (void)setpriority(PRIO_PROCESS, id_t(gettid()), 19);
+#endif
+}
+
+void runClaimed(FractureJob& job) noexcept;
+
+} // namespace
 
 struct FractureJobRunner::Pool
 {
@@ -41,36 +120,18 @@ struct FractureJobRunner::Pool
                                                  tbb::global_control::max_allowed_parallelism)) -
                                                  1));
     }
-    // Events have a deadline (their step), preparations only a window of steps: a worker that is free
-    // takes a queued event first (TBB serves the higher-priority arena), and a preparation is one
-    // fragment, so an event waits for at most one fragment's basis.
-    explicit Pool(int workers)
-        : events(slots(workers), 0, tbb::task_arena::priority::high),
-          background(slots(workers), 0, tbb::task_arena::priority::low)
+    explicit Pool(int workers) : events(slots(workers)), preparer([this] { prepareLoop(); }) {}
+    // Runs the preparations in order until the queue is closed and empty.
+    void prepareLoop() noexcept
     {
+        lowerThreadPriority();
+        while (const std::shared_ptr<FractureJob> job = preparations.waitPop())
+            runClaimed(*job);
     }
-    tbb::task_arena events, background;
-    tbb::task_group eventGroup, backgroundGroup;
-    // Per arena, the jobs whose task has not run yet, oldest first: each task takes the front one.
-    struct Queue
-    {
-        std::mutex mutex;
-        std::deque<std::shared_ptr<FractureJob>> jobs;
-        void push(std::shared_ptr<FractureJob> job)
-        {
-            const std::lock_guard lock(mutex);
-            jobs.push_back(std::move(job));
-        }
-        std::shared_ptr<FractureJob> pop()
-        {
-            const std::lock_guard lock(mutex);
-            SHATTER_ASSERT(!jobs.empty()); // one task per pushed job
-            std::shared_ptr<FractureJob> job = std::move(jobs.front());
-            jobs.pop_front();
-            return job;
-        }
-    };
-    Queue eventQueue, backgroundQueue;
+    tbb::task_arena events;
+    tbb::task_group eventGroup;
+    JobQueue eventQueue, preparations;
+    std::thread preparer; // declared last: it starts once the queues exist
 };
 
 namespace
@@ -87,6 +148,16 @@ bool claim(FractureJob& job, int& seen) noexcept
 {
     seen = FractureJob::Queued;
     return job.status.compare_exchange_strong(seen, FractureJob::Running, std::memory_order_acq_rel);
+}
+
+// Runs a dequeued job unless the simulation thread ran it already or it was cancelled.
+void runClaimed(FractureJob& job) noexcept
+{
+    int seen = 0;
+    if (!claim(job, seen))
+        return;
+    FractureJobRunner::run(job);
+    publish(job);
 }
 
 void waitUntilDone(FractureJob& job) noexcept
@@ -109,7 +180,8 @@ FractureJobRunner::~FractureJobRunner()
     if (pool)
     {
         pool->events.execute([this] { pool->eventGroup.wait(); });
-        pool->background.execute([this] { pool->backgroundGroup.wait(); });
+        pool->preparations.close();
+        pool->preparer.join();
     }
 }
 
@@ -147,30 +219,16 @@ void FractureJobRunner::submit(const std::shared_ptr<FractureJob>& job)
 {
     if (!pool)
     {
-        int seen = 0;
-        if (claim(*job, seen))
-        {
-            run(*job);
-            publish(*job);
-        }
+        runClaimed(*job);
         return;
     }
-    const bool background = job->prepareFrom != nullptr;
-    Pool::Queue& queue = background ? pool->backgroundQueue : pool->eventQueue;
-    queue.push(job);
-    auto task = [&queue]
+    if (job->prepareFrom)
     {
-        const std::shared_ptr<FractureJob> next = queue.pop();
-        int seen = 0;
-        if (!claim(*next, seen))
-            return; // run by the simulation thread already, or cancelled
-        run(*next);
-        publish(*next);
-    };
-    if (background)
-        pool->background.enqueue(pool->backgroundGroup.defer(std::move(task)));
-    else
-        pool->events.enqueue(pool->eventGroup.defer(std::move(task)));
+        pool->preparations.push(job);
+        return;
+    }
+    pool->eventQueue.push(job);
+    pool->events.enqueue(pool->eventGroup.defer([this] { runClaimed(*pool->eventQueue.pop()); }));
 }
 
 JobWait FractureJobRunner::finish(FractureJob& job)

@@ -77,14 +77,14 @@ enum class JobWait
     Waited   ///< a worker was running it: waited
 };
 
-/// The workers: oneTBB arenas of `workers` threads, events before preparations, and task_groups
-/// tracking every submitted task.
+/// The workers: a oneTBB arena of `workers` threads for events, one lowest-priority thread for
+/// preparations (fracture_jobs.cpp says why), and a task_group tracking every submitted event.
 /// workers = 0 runs each job inline at submission.
 class FractureJobRunner
 {
 public:
     explicit FractureJobRunner(int workers);
-    ~FractureJobRunner(); // waits until every task has left (cancelled jobs return at once)
+    ~FractureJobRunner(); // waits until every job has left (cancelled jobs return at once)
     FractureJobRunner(const FractureJobRunner&) = delete;
     FractureJobRunner& operator=(const FractureJobRunner&) = delete;
 

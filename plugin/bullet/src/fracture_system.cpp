@@ -444,8 +444,8 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     // first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside its
     // event). It reads only the result and the asset, so later events need not wait for it.
     std::erase_if(o.preparing, [](const auto& p) { return p->status.load() == FractureJob::Done; });
-    // One job per fragment, smallest first: most fragments are ready early, and a queued event waits for
-    // at most one fragment's basis (fracture_jobs.cpp).
+    // One job per fragment, smallest first: most fragments are ready early (the preparation thread runs
+    // them in this order, fracture_jobs.cpp).
     std::vector<FragmentId> order = event.fragments;
     std::stable_sort(order.begin(), order.end(),
                      [&](FragmentId a, FragmentId b) { return size[a - first] < size[b - first]; });
