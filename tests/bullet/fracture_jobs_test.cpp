@@ -20,9 +20,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <limits>
 #include <map>
+#include <thread>
 
 namespace shatter::test
 {
@@ -465,7 +465,8 @@ TEST(FractureJobs, AnEventDoesNotWaitForARunningPreparation)
     event->fragment = 0;
     event->material = &material;
     const TriMesh& surface = brick->fragmentMesh(0)->surface;
-    event->forces = {{surface.vertices[0], 1000 * (surface.bounds().center() - surface.vertices[0]).normalized()}};
+    event->forces = {
+        {surface.vertices[0], 1000 * (surface.bounds().center() - surface.vertices[0]).normalized()}};
     event->seed = 1;
     runner.submit(event);
     EXPECT_EQ(waitWhile(*event, FractureJob::Queued), FractureJob::Running);

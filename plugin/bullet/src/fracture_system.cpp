@@ -24,14 +24,15 @@
 // New fragments. After an event a preparation job builds the new fragments' modal bases
 // (FracturePipeline::prepareFragments); a fragment's impacts are evaluated only once it is ready, so
 // its first evaluation finds its basis built instead of paying for it inside its latency. Readiness is
-// fragmentReadySteps internal steps after it appeared, or later: when a worker would have built its
-// basis at a paced loop's speed, as predicted from fragmentBasisMs × (nodes / 1000)² for it and every
-// preparation queued before it (they run in submission order, an event's fragments smallest first). It
-// counts steps and never asks the jobs, so it depends neither on timing nor on the number of workers.
+// fragmentReadySteps internal steps after it appeared, or later: when the preparation thread would have
+// built its basis at a paced loop's speed, as predicted from fragmentBasisMs × (nodes / 1000)^1.5 for it
+// and every preparation queued before it (they run in submission order, an event's fragments smallest
+// first). It counts steps and never asks the jobs, so it depends neither on timing nor on the number of
+// workers.
 //
 // A fracture follows a sequence that is safe inside Bullet's post-tick callback: copy the parent's
 // kinematics as they are now (the body moved during the latency), swap in the state the job updated
-// (ObjectState::apply on a copy, TVCG §4.2, §6; the old one is freed by the preparation's worker),
+// (ObjectState::apply on a copy, TVCG §4.2, §6; the old one is freed by the preparation thread),
 // remove the parent's constraints and body (and forget
 // its shape in the registration's field cache), add one body per new fragment at the parent's placement with
 // v + ω × (c_f − c_p) and ω, the parent's collision filter, damping, friction and restitution, and —
@@ -453,7 +454,7 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     for (FragmentId f : order)
     {
         const double kiloNodes = double(size[f - first]) / 1000;
-        preparedUntil += settings.fragmentBasisMs * kiloNodes * kiloNodes / (1000 * lastTimeStep);
+        preparedUntil += settings.fragmentBasisMs * kiloNodes * std::sqrt(kiloNodes) / (1000 * lastTimeStep);
         o.readyAt[f] = std::max(stepIndex + readySteps, std::uint64_t(std::ceil(preparedUntil)));
     }
     if (jobs.workers() > 0 && !order.empty())

@@ -101,11 +101,12 @@ struct FractureSystemSettings
     /// prepares its modal basis meanwhile, so its first evaluation does not build it;
     /// read by the constructor; default 30 (half a second at 60 Hz).
     int fragmentReadySteps = 30;
-    /// Predicted milliseconds one worker spends on a fragment's modal basis per (1000 nodes)² (its
-    /// factorisation and Lanczos solves grow about quadratically): a fragment is ready no sooner than one
-    /// worker, paced to simulated time, would have built its basis after all preparations queued before
-    /// it. ≥ 0 and finite, 0: fragmentReadySteps alone; read by the constructor; default 75.
-    Real fragmentBasisMs = 75;
+    /// Predicted milliseconds of a 1000-node fragment's modal basis on one thread, scaled by
+    /// (nodes / 1000)^1.5 for other sizes (its factorisation and Lanczos solves): a fragment is ready no
+    /// sooner than the preparation thread, paced to simulated time, would have built its basis after all
+    /// preparations queued before it. ≥ 0 and finite, 0: fragmentReadySteps alone; read by the
+    /// constructor; default 110.
+    Real fragmentBasisMs = 110;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
     std::function<void(const std::string&)> log;
 };
