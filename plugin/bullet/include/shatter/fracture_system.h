@@ -105,8 +105,8 @@ struct FractureSystemSettings
     /// (nodes / 1000)^1.5 for other sizes (its factorisation and Lanczos solves): a fragment is ready no
     /// sooner than the preparation thread, paced to simulated time, would have built its basis after all
     /// preparations queued before it. ≥ 0 and finite, 0: fragmentReadySteps alone; read by the
-    /// constructor; default 110.
-    Real fragmentBasisMs = 110;
+    /// constructor; default 140.
+    Real fragmentBasisMs = 140;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
     std::function<void(const std::string&)> log;
 };
