@@ -17,11 +17,17 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <thread>
 
 namespace shatter::test
@@ -430,10 +436,28 @@ int waitWhile(const FractureJob& job, int status)
     return job.status.load();
 }
 
+// Scheduling policies of this process's threads (Linux: field 41 of /proc/self/task/<tid>/stat).
+std::vector<int> threadPolicies()
+{
+    std::vector<int> policies;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task"))
+    {
+        std::ifstream in(task.path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::istringstream fields(stat.substr(stat.rfind(')') + 2)); // the name may hold spaces
+        std::string field;
+        for (int i = 3; i <= 41 && fields >> field; ++i)
+            if (i == 41)
+                policies.push_back(std::stoi(field));
+    }
+    return policies;
+}
+
 // A preparation (a fragment's modal basis: one solve that cannot be interrupted) does not hold up an
 // event submitted while it runs, even with a single worker: the event is done while the basis is still
-// being built. The preparation builds the whole plate's basis (a result labelling every node with one
-// new fragment); the event evaluates an impact on a brick, whose basis is a few hundred times cheaper.
+// being built, and neither thread preempts the simulation thread when woken. The preparation builds the
+// whole plate's basis (a result labelling every node with one new fragment); the event evaluates an
+// impact on a brick, whose basis is a few hundred times cheaper.
 TEST(FractureJobs, AnEventDoesNotWaitForARunningPreparation)
 {
     const std::shared_ptr<ObjectState> plate = freshState("plate.obj");
@@ -473,6 +497,12 @@ TEST(FractureJobs, AnEventDoesNotWaitForARunningPreparation)
     EXPECT_EQ(waitWhile(*event, FractureJob::Running), FractureJob::Done);
     EXPECT_EQ(prepare->status.load(), FractureJob::Running) << "the event waited for the preparation";
     EXPECT_FALSE(event->error);
+
+    // Neither kind of thread preempts the simulation thread when woken: the event worker is SCHED_BATCH,
+    // the preparation thread SCHED_IDLE (fracture_jobs.cpp).
+    const std::vector<int> policies = threadPolicies();
+    EXPECT_EQ(std::count(policies.begin(), policies.end(), SCHED_IDLE), 1);
+    EXPECT_GE(std::count(policies.begin(), policies.end(), SCHED_BATCH), 1);
 
     EXPECT_EQ(runner.finish(*prepare), JobWait::Waited);
     EXPECT_FALSE(prepare->error);

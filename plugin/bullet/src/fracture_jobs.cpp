@@ -13,7 +13,8 @@
 // fragment first, as FractureSystem's ready steps assume). A TBB task is never preempted, so on a worker
 // shared with events a running basis kept every event that fell due behind it waiting, and the
 // simulation thread ran the event itself; the OS does preempt a thread, so events keep their workers and
-// a preparation takes whatever CPU the simulation and the events leave.
+// a preparation takes whatever CPU the simulation and the events leave. The event workers in turn never
+// preempt the simulation thread when a submission wakes them (BatchWorkers).
 //
 // Each job is claimed by a compare-and-swap of its status (Queued → Running), so a job that the
 // simulation thread needs before any worker took it runs there instead, and a cancelled one is skipped by
@@ -29,8 +30,11 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 
 #if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
@@ -97,14 +101,40 @@ private:
     bool closed = false;
 };
 
-// The calling thread yields the CPU to every normal-priority thread (Linux: nice 19, which a thread may
-// always set for itself). Elsewhere the thread keeps its priority and preparations share the CPU evenly.
+// The calling thread yields the CPU to every normal thread. Linux: SCHED_IDLE (nice 19 if that is
+// refused), which a thread may always choose for itself: it runs only on a core no normal thread wants,
+// waking it never preempts the simulation thread, and the scheduler counts its core as free when it
+// places a woken event worker. Elsewhere the thread keeps its priority and shares the CPU evenly.
 void lowerThreadPriority() noexcept
 {
 #if defined(__linux__)
-    (void)setpriority(PRIO_PROCESS, id_t(gettid()), 19);
+    const sched_param param{};
+    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) != 0)
+        (void)setpriority(PRIO_PROCESS, id_t(gettid()), 19);
 #endif
 }
+
+// Event workers: a worker thread that enters the events arena becomes SCHED_BATCH (Linux), which only
+// takes away its wakeup preemption. A submission wakes a sleeping worker, and the scheduler, placing it
+// on the submitting core, used to preempt the simulation thread for 1-4 ms to run it there. The policy
+// stays when the worker leaves the arena: it sleeps outside it, and the next wakeup is the one to tame.
+class BatchWorkers : public tbb::task_scheduler_observer
+{
+public:
+    explicit BatchWorkers(tbb::task_arena& arena) : tbb::task_scheduler_observer(arena) { observe(true); }
+    ~BatchWorkers() override { observe(false); }
+    void on_scheduler_entry(bool worker) override
+    {
+#if defined(__linux__)
+        int policy = 0;
+        sched_param param{};
+        if (worker && pthread_getschedparam(pthread_self(), &policy, &param) == 0 && policy == SCHED_OTHER)
+            (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
+#else
+        (void)worker;
+#endif
+    }
+};
 
 void runClaimed(FractureJob& job) noexcept;
 
@@ -120,7 +150,13 @@ struct FractureJobRunner::Pool
                                                  tbb::global_control::max_allowed_parallelism)) -
                                                  1));
     }
-    explicit Pool(int workers) : events(slots(workers)), preparer([this] { prepareLoop(); }) {}
+    explicit Pool(int workers) : events(slots(workers)), batch(events), preparer([this] { prepareLoop(); })
+    {
+        // Empty tasks, so that the workers enter the arena (and become SCHED_BATCH) before the first
+        // real submission has to wake them.
+        for (int i = 0; i < slots(workers); ++i)
+            events.enqueue(eventGroup.defer([] {}));
+    }
     // Runs the preparations in order until the queue is closed and empty.
     void prepareLoop() noexcept
     {
@@ -129,6 +165,7 @@ struct FractureJobRunner::Pool
             runClaimed(*job);
     }
     tbb::task_arena events;
+    BatchWorkers batch;
     tbb::task_group eventGroup;
     JobQueue eventQueue, preparations;
     std::thread preparer; // declared last: it starts once the queues exist
