@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks of the papers' scenes: every scene with each collision mode
 # (shatter, gimpact, hull) through shatter_run, then scripts/plot_steps.py writes docs/benchmarks.md and
-# docs/images/bench_<scene>.png (TVCG Fig. 12 style).
+# docs/images/bench_<scene>.png (TVCG Fig. 12 style); last, scripts/realtime_report.py runs the scenes
+# again paced to simulated time, as a game loop steps, and its table ends docs/benchmarks.md.
 #   scripts/bench.sh                  full runs (each scene's duration)
 #   STEPS_SCALE=0.5 scripts/bench.sh  every run shortened to half its steps
 #   SCENES="plates bricks" scripts/bench.sh
@@ -54,3 +55,14 @@ if ! "$python" -c "import matplotlib" 2>/dev/null && /usr/bin/python3 -c "import
     python=/usr/bin/python3
 fi
 "$python" "$root/scripts/plot_steps.py" "$out" --images "$root/docs/images" --markdown "$root/docs/benchmarks.md" "${notes[@]}"
+
+# What fracture costs the simulation thread when a game loop paces the steps (jobs get their latency's
+# wall time): Shatter mode only, one worker.
+{
+    echo
+    echo "## Fracture cost, paced like a game"
+    echo
+    echo "\`scripts/realtime_report.py --workers 1\`: the Shatter runs again with \`shatter_run --realtime\` (each step waits until the wall clock reaches its simulated time, as a game loop does), one fracture worker. *max main ms* is what fracture cost the simulation thread in its worst step with an event, and in its worst step of any kind (goal ≤ 2 ms); *non-breaking main / run* is the share of the run's step time spent on fracture in steps without an event; *unready* counts impacts held back on fragments whose basis is not predicted built yet (\`fragmentReadySteps\`, \`fragmentBasisMs\`)."
+    echo
+    python3 "$root/scripts/realtime_report.py" --build "$build" --workers 1 --scenes $scenes
+} >>"$root/docs/benchmarks.md"
