@@ -17,7 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#if defined(__linux__)
 #include <sched.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -436,7 +438,8 @@ int waitWhile(const FractureJob& job, int status)
     return job.status.load();
 }
 
-// Scheduling policies of this process's threads (Linux: field 41 of /proc/self/task/<tid>/stat).
+#if defined(__linux__)
+// Scheduling policies of this process's threads (field 41 of /proc/self/task/<tid>/stat).
 std::vector<int> threadPolicies()
 {
     std::vector<int> policies;
@@ -452,6 +455,7 @@ std::vector<int> threadPolicies()
     }
     return policies;
 }
+#endif
 
 // A preparation (a fragment's modal basis: one solve that cannot be interrupted) does not hold up an
 // event submitted while it runs, even with a single worker: the event is done while the basis is still
@@ -498,11 +502,13 @@ TEST(FractureJobs, AnEventDoesNotWaitForARunningPreparation)
     EXPECT_EQ(prepare->status.load(), FractureJob::Running) << "the event waited for the preparation";
     EXPECT_FALSE(event->error);
 
+#if defined(__linux__)
     // Neither kind of thread preempts the simulation thread when woken: the event worker is SCHED_BATCH,
     // the preparation thread SCHED_IDLE (fracture_jobs.cpp).
     const std::vector<int> policies = threadPolicies();
     EXPECT_EQ(std::count(policies.begin(), policies.end(), SCHED_IDLE), 1);
     EXPECT_GE(std::count(policies.begin(), policies.end(), SCHED_BATCH), 1);
+#endif
 
     EXPECT_EQ(runner.finish(*prepare), JobWait::Waited);
     EXPECT_FALSE(prepare->error);
