@@ -32,6 +32,11 @@ std::unique_ptr<Deformation> makeDeformation(const DeformationSettings& options)
     return std::make_unique<FemDeformation>(options);
 }
 
+void setBackgroundBuilder(bool background)
+{
+    detail::backgroundBuilder() = background;
+}
+
 std::vector<Index> allTets(const Asset& asset)
 {
     std::vector<Index> tets(asset.tetMesh.tetCount());

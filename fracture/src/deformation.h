@@ -65,6 +65,12 @@ public:
     virtual std::size_t cachedRegions() const = 0;
 };
 
+/// Marks the calling thread as a background builder or not (default not): a thread of the lowest OS
+/// priority, which the OS may starve while other threads are busy. A compute() or prepare() that needs a
+/// region such a thread is still building builds its own copy (bit for bit the same) instead of waiting
+/// for it; the background build still fills the cache.
+void setBackgroundBuilder(bool background);
+
 /// Throws shatter::Error naming the bad field.
 void checkDeformationSettings(const DeformationSettings& options);
 

@@ -74,6 +74,12 @@ RegionRequest makeRequest(const Asset& asset, std::span<const Index> tets, const
     return request;
 }
 
+bool& backgroundBuilder()
+{
+    thread_local bool background = false;
+    return background;
+}
+
 std::size_t memoryBytes(const ElasticRegion& r)
 {
     return r.tets.size() * (sizeof(Index) + sizeof(r.tetSlots[0]) + sizeof(Index) + sizeof(Real)) +

@@ -19,6 +19,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <future>
@@ -173,6 +174,10 @@ StrainEnergy strainEnergy(const ElasticRegion& region, const Lame& lame, const E
 /// Memory held by a region's discretisation, bytes (for the caches' budgets).
 std::size_t memoryBytes(const ElasticRegion& region);
 
+/// Whether the calling thread builds cache entries in the background (a thread of the lowest OS
+/// priority, which the OS may starve while other threads are busy); see RegionCache. Set by that thread.
+bool& backgroundBuilder();
+
 /// A least-recently-used cache of per-region entries, guarded by a mutex. Entries are immutable and
 /// shared, so callers solve on them without holding the lock. The budget is memory, not a count: a
 /// scene's live fragments should all stay cached (a basis evicted is seconds of work again), and one
@@ -180,7 +185,9 @@ std::size_t memoryBytes(const ElasticRegion& region);
 /// whole) is never evicted and does not count against the budget: it serves every unbroken instance of
 /// its asset, and fragments' entries must not push it out. An entry is built outside the lock (a
 /// basis takes up to seconds): other regions stay available meanwhile, and a second caller of the same
-/// region waits for the first one's build instead of repeating it.
+/// region waits for the first one's build instead of repeating it — unless a background builder is
+/// building it: a caller with a deadline then builds its own copy (the same entry, bit for bit) rather
+/// than wait on a thread that may not get the CPU, and leaves caching to the background build.
 template <class Entry>
 class RegionCache
 {
@@ -198,7 +205,7 @@ public:
     {
         std::promise<std::shared_ptr<const Entry>> promise;
         std::shared_future<std::shared_ptr<const Entry>> future;
-        bool building = false;
+        bool building = false, own = false;
         std::uint64_t ticket = 0;
         {
             const std::lock_guard lock(mutex);
@@ -207,6 +214,8 @@ public:
                 {
                     items.splice(items.begin(), items, it); // most recently used first
                     future = items.front().entry;
+                    own = items.front().background && !backgroundBuilder() &&
+                          future.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
                     break;
                 }
             if (!future.valid())
@@ -214,9 +223,12 @@ public:
                 building = true;
                 future = promise.get_future().share();
                 ticket = ++tickets;
-                items.push_front({request.key, request.tets, request.whole, ticket, 0, future});
+                items.push_front(
+                    {request.key, request.tets, request.whole, backgroundBuilder(), ticket, 0, future});
             }
         }
+        if (own)
+            return build(request.tets);
         if (building)
         {
             try
@@ -256,6 +268,7 @@ private:
         RegionKey key;
         std::vector<Index> tets;
         bool pinned = false;
+        bool background = false;  // built by a background builder
         std::uint64_t ticket = 0; // identifies an item across its build
         std::size_t bytes = 0;    // 0 until built
         std::shared_future<std::shared_ptr<const Entry>> entry;

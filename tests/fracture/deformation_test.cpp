@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <map>
 #include <random>
 #include <string>
@@ -506,6 +507,54 @@ TEST(Deformation, RegionCacheKeepsTheWholeObjectAndBuildsEachRegionOnce)
     other.join();
     EXPECT_EQ(first, second);
     EXPECT_EQ(builds.load(), 6);
+}
+
+// A region a background builder is still building (a thread the OS may starve) is not waited for: a
+// normal caller builds its own copy at once and gets it, uncached; the background build still fills the
+// cache.
+TEST(Deformation, RegionCacheDoesNotWaitForABackgroundBuild)
+{
+    const auto asset = gridAsset(Vec3(1.0, 0.25, 0.25), 6, 2, 2);
+    const std::vector<Index> tets = allTets(*asset);
+    detail::RegionCache<int> cache(1 << 20, [](const int&) { return std::size_t(1); });
+    const detail::RegionRequest request = detail::makeRequest(*asset, std::span(tets).first(7), glass(), 4);
+    std::atomic<bool> started = false, release = false;
+    std::atomic<int> builds = 0;
+    auto held = [&](std::vector<Index>) -> std::shared_ptr<const int>
+    {
+        ++builds;
+        started = true;
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return std::make_shared<const int>(1);
+    };
+    auto quick = [&](std::vector<Index>) -> std::shared_ptr<const int>
+    {
+        ++builds;
+        return std::make_shared<const int>(2);
+    };
+    std::shared_ptr<const int> background;
+    std::thread builder(
+        [&]
+        {
+            setBackgroundBuilder(true);
+            background = cache.findOrBuild(request, held);
+        });
+    while (!started)
+        std::this_thread::yield();
+    // Returns while the background build is held: its own copy (a regression would wait; the held build
+    // is released after 30 s so that the test fails instead of hanging).
+    auto own = std::async(std::launch::async, [&] { return cache.findOrBuild(request, quick); });
+    const bool returned = own.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    EXPECT_TRUE(returned) << "the caller waited for the background build";
+    release = true;
+    EXPECT_EQ(*own.get(), returned ? 2 : 1);
+    builder.join();
+    EXPECT_EQ(*background, 1);
+    EXPECT_EQ(builds.load(), 2);
+    EXPECT_EQ(cache.size(), 1u);
+    EXPECT_EQ(*cache.findOrBuild(request, quick), 1) << "the background build is the cached one";
+    EXPECT_EQ(builds.load(), 2);
 }
 
 // The modal model converges to the FEM from below as modes are added (the static modal response keeps

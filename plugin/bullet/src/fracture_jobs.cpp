@@ -161,6 +161,7 @@ struct FractureJobRunner::Pool
     void prepareLoop() noexcept
     {
         lowerThreadPriority();
+        setBackgroundBuilder(true); // an event never waits for this thread's basis: it builds its own
         while (const std::shared_ptr<FractureJob> job = preparations.waitPop())
             runClaimed(*job);
     }
