@@ -14,7 +14,7 @@
 // shared with events a running basis kept every event that fell due behind it waiting, and the
 // simulation thread ran the event itself; the OS does preempt a thread, so events keep their workers and
 // a preparation takes whatever CPU the simulation and the events leave. The event workers in turn never
-// preempt the simulation thread when a submission wakes them (BatchWorkers).
+// preempt the simulation thread when a submission wakes them (batchWorker).
 //
 // Each job is claimed by a compare-and-swap of its status (Queued → Running), so a job that the
 // simulation thread needs before any worker took it runs there instead, and a cancelled one is skipped by
@@ -30,7 +30,6 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
-#include <oneapi/tbb/task_scheduler_observer.h>
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -114,27 +113,26 @@ void lowerThreadPriority() noexcept
 #endif
 }
 
-// Event workers: a worker thread that enters the events arena becomes SCHED_BATCH (Linux), which only
-// takes away its wakeup preemption. A submission wakes a sleeping worker, and the scheduler, placing it
-// on the submitting core, used to preempt the simulation thread for 1-4 ms to run it there. The policy
-// stays when the worker leaves the arena: it sleeps outside it, and the next wakeup is the one to tame.
-class BatchWorkers : public tbb::task_scheduler_observer
+// Event workers become SCHED_BATCH (Linux) at their first task of the events arena, which only takes
+// away their wakeup preemption. A submission wakes a sleeping worker, and the scheduler, placing it on the
+// submitting core, used to preempt the simulation thread for 1-4 ms to run it there. The policy stays:
+// the worker sleeps outside the arena, and the next wakeup is the one to tame. `owner` is the thread that
+// made the runner: it may wait inside the arena and run a task itself, and keeps its policy.
+void batchWorker(std::thread::id owner) noexcept
 {
-public:
-    explicit BatchWorkers(tbb::task_arena& arena) : tbb::task_scheduler_observer(arena) { observe(true); }
-    ~BatchWorkers() override { observe(false); }
-    void on_scheduler_entry(bool worker) override
-    {
 #if defined(__linux__)
-        int policy = 0;
-        sched_param param{};
-        if (worker && pthread_getschedparam(pthread_self(), &policy, &param) == 0 && policy == SCHED_OTHER)
-            (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
+    thread_local bool done = false;
+    if (done || std::this_thread::get_id() == owner)
+        return;
+    done = true;
+    int policy = 0;
+    sched_param param{};
+    if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 && policy == SCHED_OTHER)
+        (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
 #else
-        (void)worker;
+    (void)owner;
 #endif
-    }
-};
+}
 
 void runClaimed(FractureJob& job) noexcept;
 
@@ -150,12 +148,11 @@ struct FractureJobRunner::Pool
                                                  tbb::global_control::max_allowed_parallelism)) -
                                                  1));
     }
-    explicit Pool(int workers) : events(slots(workers)), batch(events), preparer([this] { prepareLoop(); })
+    explicit Pool(int workers) : events(slots(workers)), preparer([this] { prepareLoop(); })
     {
-        // Empty tasks, so that the workers enter the arena (and become SCHED_BATCH) before the first
-        // real submission has to wake them.
+        // Empty tasks, so that the workers become SCHED_BATCH before the first real submission wakes them.
         for (int i = 0; i < slots(workers); ++i)
-            events.enqueue(eventGroup.defer([] {}));
+            events.enqueue(eventGroup.defer([this] { batchWorker(owner); }));
     }
     // Runs the preparations in order until the queue is closed and empty.
     void prepareLoop() noexcept
@@ -165,8 +162,8 @@ struct FractureJobRunner::Pool
         while (const std::shared_ptr<FractureJob> job = preparations.waitPop())
             runClaimed(*job);
     }
+    const std::thread::id owner = std::this_thread::get_id();
     tbb::task_arena events;
-    BatchWorkers batch;
     tbb::task_group eventGroup;
     JobQueue eventQueue, preparations;
     std::thread preparer; // declared last: it starts once the queues exist
@@ -266,7 +263,12 @@ void FractureJobRunner::submit(const std::shared_ptr<FractureJob>& job)
         return;
     }
     pool->eventQueue.push(job);
-    pool->events.enqueue(pool->eventGroup.defer([this] { runClaimed(*pool->eventQueue.pop()); }));
+    pool->events.enqueue(pool->eventGroup.defer(
+        [this]
+        {
+            batchWorker(pool->owner);
+            runClaimed(*pool->eventQueue.pop());
+        }));
 }
 
 JobWait FractureJobRunner::finish(FractureJob& job)
