@@ -77,7 +77,7 @@ inline Mat3 tetEdges(const ElasticRegion& region, std::size_t i)
 }
 
 /// ∇ of the four barycentric coordinates of region tet `i`: the rows of D⁻¹ and minus their sum.
-/// Recomputed where needed rather than stored (96 bytes a tet, 2 MB for the whole piggy bank);
+/// Recomputed where needed rather than stored (four Vec3 a tet would dominate a large region's memory);
 /// buildRegion rejects degenerate tets.
 inline std::array<Vec3, 4> tetGradient(const ElasticRegion& region, std::size_t i)
 {

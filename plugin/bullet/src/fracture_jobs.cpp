@@ -8,13 +8,13 @@
 // else's job. An arena does not promise FIFO order, so a task does not carry its job: it runs the oldest
 // job of the queue, and jobs start in submission order.
 //
-// Preparations (a fragment's modal basis: 10-400 ms of one factorisation and eigensolve that cannot be
-// cut into pieces) run on a thread of their own at the lowest OS priority, in submission order (smallest
-// fragment first, as FractureSystem's ready steps assume). A TBB task is never preempted, so on a worker
-// shared with events a running basis kept every event that fell due behind it waiting, and the
-// simulation thread ran the event itself; the OS does preempt a thread, so events keep their workers and
-// a preparation takes whatever CPU the simulation and the events leave. The event workers in turn never
-// preempt the simulation thread when a submission wakes them (batchWorker).
+// Preparations (a fragment's modal basis: one factorisation and eigensolve that cannot be cut into
+// pieces) run on a thread of their own at the lowest OS priority, in submission order (smallest fragment
+// first, as FractureSystem's ready steps assume). A TBB task is never preempted, so on a worker shared with
+// events a running basis kept every event that fell due behind it waiting, and the simulation thread ran
+// the event itself; the OS does preempt a thread, so events keep their workers and a preparation takes
+// whatever CPU the simulation and the events leave. The event workers in turn never preempt the
+// simulation thread when a submission wakes them (batchWorker).
 //
 // Each job is claimed by a compare-and-swap of its status (Queued → Running), so a job that the
 // simulation thread needs before any worker took it runs there instead, and a cancelled one is skipped by
@@ -69,20 +69,14 @@ public:
     {
         const std::lock_guard lock(mutex);
         SHATTER_ASSERT(!jobs.empty());
-        std::shared_ptr<FractureJob> job = std::move(jobs.front());
-        jobs.pop_front();
-        return job;
+        return takeFront();
     }
     /// Waits for the oldest job; null once close() was called and the queue is empty.
     std::shared_ptr<FractureJob> waitPop()
     {
         std::unique_lock lock(mutex);
         wake.wait(lock, [this] { return closed || !jobs.empty(); });
-        if (jobs.empty())
-            return nullptr;
-        std::shared_ptr<FractureJob> job = std::move(jobs.front());
-        jobs.pop_front();
-        return job;
+        return jobs.empty() ? nullptr : takeFront();
     }
     void close()
     {
@@ -94,6 +88,12 @@ public:
     }
 
 private:
+    std::shared_ptr<FractureJob> takeFront() // caller holds the lock
+    {
+        std::shared_ptr<FractureJob> job = std::move(jobs.front());
+        jobs.pop_front();
+        return job;
+    }
     std::mutex mutex;
     std::condition_variable wake;
     std::deque<std::shared_ptr<FractureJob>> jobs;
@@ -114,8 +114,8 @@ void lowerThreadPriority() noexcept
 }
 
 // Event workers become SCHED_BATCH (Linux) at their first task of the events arena, which only takes
-// away their wakeup preemption. A submission wakes a sleeping worker, and the scheduler, placing it on the
-// submitting core, used to preempt the simulation thread for 1-4 ms to run it there. The policy stays:
+// away their wakeup preemption. A submission wakes a sleeping worker, and the scheduler may place it on
+// the submitting core and preempt the simulation thread for a whole time slice to run it. The policy stays:
 // the worker sleeps outside the arena, and the next wakeup is the one to tame. `owner` is the thread that
 // made the runner: it may wait inside the arena and run a task itself, and keeps its policy.
 void batchWorker(std::thread::id owner) noexcept

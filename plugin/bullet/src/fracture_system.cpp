@@ -441,9 +441,9 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
     }
-    // The new fragments' modal bases, on a worker before the fragments are ready rather than at each one's
-    // first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside its
-    // event). It reads only the result and the asset, so later events need not wait for it.
+    // The new fragments' modal bases, on the preparation thread before the fragments are ready rather than
+    // at each one's first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside
+    // its event). It reads only the result and the asset, so later events need not wait for it.
     std::erase_if(o.preparing, [](const auto& p) { return p->status.load() == FractureJob::Done; });
     // One job per fragment, smallest first: most fragments are ready early (the preparation thread runs
     // them in this order, fracture_jobs.cpp).
