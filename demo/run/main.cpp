@@ -1,7 +1,7 @@
 // shatter_run: runs a scene headless and writes its per-step statistics.
 //   shatter_run SCENE [--steps N] [--csv stats.csv] [--json summary.json]
 //               [--collision shatter|gimpact|hull] [--contacts adaptive|full|fixed8]
-//               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--workers N]
+//               [--restructure 2013|2012|rebuild] [--seed S] [--no-fracture] [--workers N] [--threads N]
 //               [--latency N] [--realtime] [--list]
 // SCENE is a scene file or the name of a shipped scene (assets/scenes/NAME.json); anything else is an
 // error that lists the shipped scenes. Errors (bad flags, unreadable or invalid scene files, failing
@@ -55,6 +55,9 @@ int run(int argc, char** argv)
     app.add_flag("--no-fracture", noFracture, "Nothing breaks");
     app.add_option("--workers", options.workers,
                    "Fracture job threads (0: inline at submission; default: the scene's, else 1)")
+        ->check(CLI::Range(0, 256));
+    app.add_option("--threads", options.collisionThreads,
+                   "Narrow-phase threads, the caller's included (0: all hardware threads; default 1)")
         ->check(CLI::Range(0, 256));
     app.add_option("--latency", options.latencySteps,
                    "Internal steps from an impact to its fragments (default: the scene's, else 1)")

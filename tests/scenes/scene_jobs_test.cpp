@@ -1,6 +1,7 @@
 // Fracture jobs in whole scenes (FractureSystemSettings::workers, latencySteps):
 //  - every shipped scene gives bitwise the same state hash and per-step counts with 0, 1, 2 and 4 worker
-//    threads at the same latency: results never depend on which thread ran a job or when it finished.
+//    threads at the same latency, and with 1, 2 and 4 narrow-phase threads (RunSettings::
+//    collisionThreads): results never depend on which thread ran a job or a pair, or when it finished.
 //    The run is a prefix: the workers = 0 run goes until the first completed fracture event's fragments
 //    have been ready for a few steps (every breaking scene must have one), the others run as many steps;
 //    SHATTER_LONG_TESTS=1 runs the scenes' full durations;
@@ -37,10 +38,11 @@ struct SceneRun
     long events = 0;
 };
 
-SceneRun run(const Scene& scene, int workers, int latency, int steps)
+SceneRun run(const Scene& scene, int workers, int latency, int steps, int collisionThreads = 1)
 {
     RunSettings options;
     options.workers = workers;
+    options.collisionThreads = collisionThreads;
     options.latencySteps = latency;
     SceneWorld world(scene, options);
     SceneRun r;
@@ -114,9 +116,12 @@ TEST_P(SceneJobs, SameStateWithAnyNumberOfWorkers)
     }
     std::printf("[jobs] %s: %d steps, %ld events%s\n", c.name, steps, inline0.events,
                 longTests() ? "" : " (SHATTER_LONG_TESTS=1 runs the whole scene)");
+    // The narrow phase's thread count changes with the workers' (ParallelCollisionDispatcher): neither
+    // may change the run.
     for (int workers : {1, 2, 4})
-        expectSameRun(inline0, run(scene, workers, latency, steps),
-                      std::string(c.name) + " with " + std::to_string(workers) + " workers");
+        expectSameRun(inline0, run(scene, workers, latency, steps, workers),
+                      std::string(c.name) + " with " + std::to_string(workers) +
+                          " workers and narrow-phase threads");
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, SceneJobs,

@@ -102,6 +102,8 @@ TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
         {"test_brick_drop --steps -3", "--steps"},
         {"test_brick_drop --workers -1", "--workers"},
         {"test_brick_drop --latency -2", "--latency"},
+        {"test_brick_drop --threads -1", "--threads"},
+        {"test_brick_drop --threads many", "--threads"},
         {"test_brick_drop --workers two", "--workers"},
         {"test_brick_drop --frobnicate", "frobnicate"},
         {"test_brick_drop --contacts many", "unknown value \"many\", expected one of adaptive, full, fixed8"},
@@ -155,8 +157,8 @@ TEST(ShatterRun, ChoiceNamesAndSceneFilesAreTaken)
     EXPECT_EQ(j["restructure"], "rebuild");
 }
 
-// --workers and --latency reach the FractureSystem (the summary reports what ran); the worker count never
-// changes the run.
+// --workers and --latency reach the FractureSystem, --threads the dispatcher (the summary reports what
+// ran); neither count changes the run.
 TEST(ShatterRun, WorkersAndLatencyAreTakenAndWorkersDoNotChangeTheRun)
 {
     std::filesystem::create_directories(kScratch);
@@ -164,14 +166,18 @@ TEST(ShatterRun, WorkersAndLatencyAreTakenAndWorkersDoNotChangeTheRun)
     for (const char* workers : {"0", "2"})
     {
         const std::filesystem::path file = kScratch / (std::string("w") + workers + ".json");
-        const Result r = shatterRun(std::string("test_brick_drop --steps 15 --latency 2 --workers ") +
-                                    workers + " --json " + file.string());
+        const Result r =
+            shatterRun(std::string("test_brick_drop --steps 15 --latency 2 --workers ") + workers +
+                       " --threads " + (workers[0] == '0' ? "1" : "2") + " --json " + file.string());
         ASSERT_EQ(r.status, 0) << r.output;
         std::ifstream in(file);
         runs.push_back(nlohmann::json::parse(in));
         EXPECT_EQ(runs.back()["workers"], std::stoi(workers));
         EXPECT_EQ(runs.back()["latency_steps"], 2);
     }
+    EXPECT_EQ(runs[0]["collision_threads"], 1);
+    EXPECT_GE(runs[1]["collision_threads"].get<int>(), 1); // 2, or the cores oneTBB allows
+    EXPECT_LE(runs[1]["collision_threads"].get<int>(), 2);
     EXPECT_GT(runs[0]["fracture_events"].get<long>(), 0);
     EXPECT_EQ(runs[0]["max"]["fracture_latency_steps"], 2);
     EXPECT_EQ(runs[0]["state_hash"], runs[1]["state_hash"]);

@@ -68,6 +68,9 @@ BulletWorld::BulletWorld(const WorldSettings& options)
         collisionDispatcher = std::make_unique<btCollisionDispatcherMt>(configuration.get());
         solverPool = std::make_unique<btConstraintSolverPoolMt>(1);
     }
+    else if (options.collisionThreads > 0)
+        collisionDispatcher =
+            std::make_unique<ParallelCollisionDispatcher>(configuration.get(), options.collisionThreads);
     else
         collisionDispatcher = std::make_unique<btCollisionDispatcher>(configuration.get());
     broadphase = std::make_unique<btDbvtBroadphase>();

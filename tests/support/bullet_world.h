@@ -50,6 +50,8 @@ struct WorldSettings
 {
     bool multithreaded =
         false; ///< btCollisionDispatcherMt + btDiscreteDynamicsWorldMt (sequential scheduler)
+    /// > 0: a ParallelCollisionDispatcher with this many threads instead of btCollisionDispatcher.
+    int collisionThreads = 0;
     CollisionSettings collision;
     ComparisonVariants variants; ///< contacts and order: the papers' baselines (comparison_variants.h)
     int solverIterations = 10;

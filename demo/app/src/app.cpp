@@ -68,6 +68,7 @@ App::App(const DemoSettings& o) : options(o), simulation(log)
     simulation.editableSettings().seed = options.seed;
     simulation.editableSettings().workers = options.workers;
     simulation.editableSettings().latencySteps = options.latencySteps;
+    simulation.editableSettings().collisionThreads = options.collisionThreads;
     debugViews->settings = options.views;
     startScene();
 }

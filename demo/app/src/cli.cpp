@@ -199,6 +199,9 @@ std::optional<int> parseCommandLine(int argc, char** argv, DemoSettings& o)
     app.add_option("--seed", o.seed, "fracture seed")->capture_default_str();
     app.add_option("--workers", o.workers, "fracture job threads (0: inline; default: the scene's, else 1)")
         ->check(CLI::Range(0, 256));
+    app.add_option("--threads", o.collisionThreads, "narrow-phase threads (0: all hardware threads)")
+        ->check(CLI::Range(0, 256))
+        ->capture_default_str();
     app.add_option("--latency", o.latencySteps,
                    "steps from an impact to its fragments (default: the scene's)")
         ->check(CLI::Range(0, 1000));

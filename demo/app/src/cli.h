@@ -46,8 +46,9 @@ struct DemoSettings
     fracture::FragmentShapeKind collision = fracture::FragmentShapeKind::Fracturable;
     ContactMode contacts = ContactMode::Adaptive;
     std::uint64_t seed = 1;
-    int workers = -1;      ///< fracture job threads (−1: the scene's)
-    int latencySteps = -1; ///< internal steps from an impact to its fragments (−1: the scene's)
+    int workers = -1;         ///< fracture job threads (−1: the scene's)
+    int latencySteps = -1;    ///< internal steps from an impact to its fragments (−1: the scene's)
+    int collisionThreads = 0; ///< narrow-phase threads (0: all hardware threads)
 };
 
 /// Parses argv; returns an exit code when the program should stop: 0 after --help, non-zero after a bad

@@ -2,11 +2,15 @@
 
 #include "plots.h"
 
+#include "shatter/collision.h"
+
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 namespace shatter::demo
 {
@@ -184,6 +188,13 @@ void collisionSection(Simulation& sim)
                            ImGuiSliderFlags_Logarithmic))
         sim.applyCollisionSettings(); // live, for pairs that start touching from now on
     ImGui::TextColored(kMutedColor, "TVCG default 0.002 (0.2 %% of the smaller radius)");
+    ImGui::SetNextItemWidth(180);
+    const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+    o.collisionThreads = std::clamp(o.collisionThreads == 0 ? hardware : o.collisionThreads, 1, hardware);
+    if (ImGui::SliderInt("narrow-phase threads", &o.collisionThreads, 1, hardware))
+        if (scenes::SceneWorld* world = sim.world())
+            if (auto* dispatcher = dynamic_cast<ParallelCollisionDispatcher*>(world->world().getDispatcher()))
+                dispatcher->setThreads(o.collisionThreads); // live: results do not depend on it
     ImGui::BeginDisabled(sim.busy());
     if (ImGui::Button("Apply (restarts the scene)"))
         sim.restart();

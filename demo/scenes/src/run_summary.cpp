@@ -181,6 +181,7 @@ std::string summaryJson(const RunSummary& s)
     o["fracture_enabled"] = s.options.fracture;
     o["workers"] = s.options.workers;
     o["latency_steps"] = s.options.latencySteps;
+    o["collision_threads"] = s.options.collisionThreads;
     o["realtime"] = s.options.realtime;
     o["time_step"] = s.timeStep;
     o["steps"] = s.steps;

@@ -121,7 +121,7 @@ void SceneWorld::Impl::build()
         int(std::clamp<std::size_t>(128 * (scene.objects.size() + scene.events.size()), 256, 4096));
     pools.m_defaultMaxCollisionAlgorithmPoolSize = pools.m_defaultMaxPersistentManifoldPoolSize;
     configuration = makeCollisionConfiguration(pools);
-    dispatcher = std::make_unique<btCollisionDispatcher>(configuration.get());
+    dispatcher = std::make_unique<ParallelCollisionDispatcher>(configuration.get(), options.collisionThreads);
     registration = std::make_unique<CollisionRegistration>(*dispatcher, collisionSettings(options));
     applyComparisonVariants(*registration, variants(options));
     broadphase = std::make_unique<btDbvtBroadphase>();
@@ -139,6 +139,7 @@ void SceneWorld::Impl::build()
     if (options.latencySteps >= 0)
         settings.latencySteps = options.latencySteps;
     options.workers = settings.workers; // the summary reports what ran
+    options.collisionThreads = dispatcher->threads();
     options.latencySteps = settings.latencySteps;
     settings.installCallback = false; // ours times it (tickCallback)
     system = std::make_unique<fracture::FractureSystem>(*world, *registration, settings);

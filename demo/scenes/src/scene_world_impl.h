@@ -65,7 +65,7 @@ struct SceneWorld::Impl
     Scene scene;
     RunSettings options;
     std::unique_ptr<btDefaultCollisionConfiguration> configuration;
-    std::unique_ptr<btCollisionDispatcher> dispatcher;
+    std::unique_ptr<ParallelCollisionDispatcher> dispatcher;
     std::unique_ptr<CollisionRegistration> registration; // before the dispatcher goes
     std::unique_ptr<btBroadphaseInterface> broadphase;
     std::unique_ptr<btSequentialImpulseConstraintSolver> solver;

@@ -27,18 +27,20 @@
 // sizes the slot so that it comes from the pool.
 //
 // Threading: the algorithm is re-entrant (per-pair state in the algorithm, per-thread query scratch,
-// shared data only read, counters atomic), so btCollisionDispatcherMt may run pairs in parallel.
+// shared data only read, counters atomic). ParallelCollisionDispatcher runs the pairs of a stock
+// btDiscreteDynamicsWorld on several threads; where Bullet is built with BT_THREADSAFE,
+// btCollisionDispatcherMt (with btDiscreteDynamicsWorldMt) may run them in parallel too.
 #pragma once
 
 #include "shatter/math.h"
 
+#include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btDefaultCollisionConfiguration.h>
 
 #include <functional>
 #include <memory>
 #include <string>
 
-class btCollisionDispatcher;
 class btCollisionShape;
 
 namespace shatter
@@ -113,6 +115,41 @@ public:
 
 private:
     friend struct detail::InternalAccess;
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
+
+/// A btCollisionDispatcher that runs the narrow phase of the overlapping pairs on several threads
+/// (oneTBB) with the results of btCollisionDispatcher: the same contacts, and the same manifold order,
+/// whatever the thread count. Use it in place of btCollisionDispatcher (Bullet's own threaded
+/// dispatcher needs a Bullet built with BT_THREADSAFE, which Debian's is not). Pairs with a GImpact
+/// shape, a custom near callback and continuous (time of impact) dispatch run on the calling thread.
+/// Every algorithm a world uses must be safe to run for different pairs at once, as Bullet's own are;
+/// Bullet's global contact callbacks (gContactAddedCallback, ...) may then be called from any thread.
+class ParallelCollisionDispatcher : public btCollisionDispatcher
+{
+public:
+    /// `threads`: threads of the narrow phase including the caller's, ≥ 0, at most the cores oneTBB lets
+    /// the process use; 0 all of them; 1 runs every pair on the calling thread. Throws shatter::Error
+    /// for a negative count.
+    explicit ParallelCollisionDispatcher(btCollisionConfiguration* configuration, int threads = 0);
+    ~ParallelCollisionDispatcher() override;
+    ParallelCollisionDispatcher(const ParallelCollisionDispatcher&) = delete;
+    ParallelCollisionDispatcher& operator=(const ParallelCollisionDispatcher&) = delete;
+
+    /// Changes the thread count (as in the constructor); call it between steps.
+    void setThreads(int threads);
+    /// The threads the narrow phase runs on (≥ 1).
+    int threads() const;
+
+    void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& info,
+                                   btDispatcher* dispatcher) override;
+    btPersistentManifold* getNewManifold(const btCollisionObject* b0, const btCollisionObject* b1) override;
+    void releaseManifold(btPersistentManifold* manifold) override;
+    void* allocateCollisionAlgorithm(int size) override;
+    void freeCollisionAlgorithm(void* ptr) override;
+
+private:
     struct Impl;
     std::unique_ptr<Impl> impl;
 };

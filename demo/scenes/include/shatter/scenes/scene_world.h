@@ -36,6 +36,8 @@ struct RunSettings
     bool fracture = true;  ///< false: nothing breaks
     int workers = -1;      ///< FractureSystemSettings::workers; −1: the scene's ("fracture" block)
     int latencySteps = -1; ///< FractureSystemSettings::latencySteps; −1: the scene's
+    /// Threads of the narrow phase (ParallelCollisionDispatcher), ≥ 0; 0 all hardware threads; default 1.
+    int collisionThreads = 1;
     /// The caller paced the steps to simulated time, as a game loop does (shatter_run --realtime); only
     /// recorded in the summary: SceneWorld itself never waits.
     bool realtime = false;
