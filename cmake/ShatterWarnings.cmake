@@ -1,5 +1,5 @@
 # shatter_set_warnings(target): the project's warning set, errors under SHATTER_WERROR, and the
-# sanitizer flags under SHATTER_SANITIZE.
+# sanitizer flags under SHATTER_SANITIZE and SHATTER_SANITIZE_THREAD.
 function(shatter_set_warnings target)
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
     if(SHATTER_WERROR)
@@ -10,5 +10,14 @@ endfunction()
 if(SHATTER_SANITIZE)
     add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
     add_link_options(-fsanitize=address,undefined)
+    add_compile_definitions(SHATTER_ENABLE_ASSERTS=1)
+endif()
+
+if(SHATTER_SANITIZE_THREAD)
+    if(SHATTER_SANITIZE)
+        message(FATAL_ERROR "SHATTER_SANITIZE and SHATTER_SANITIZE_THREAD cannot be combined")
+    endif()
+    add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -g) # -g: reports name the header files
+    add_link_options(-fsanitize=thread)
     add_compile_definitions(SHATTER_ENABLE_ASSERTS=1)
 endif()

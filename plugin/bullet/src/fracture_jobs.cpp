@@ -26,6 +26,7 @@
 #include "fragment_mesh.h"
 #include "object_state.h"
 #include "shatter/error.h"
+#include "thread_sanitizer.h"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
@@ -152,7 +153,27 @@ struct FractureJobRunner::Pool
     {
         // Empty tasks, so that the workers become SCHED_BATCH before the first real submission wakes them.
         for (int i = 0; i < slots(workers); ++i)
-            events.enqueue(eventGroup.defer([this] { batchWorker(owner); }));
+            enqueue([this] { batchWorker(owner); });
+    }
+    // Runs `task` on a worker of the events arena.
+    template <class Task>
+    void enqueue(Task task)
+    {
+        tbb::task_handle handle = eventGroup.defer(
+            [this, task]
+            {
+                tsanAcquire(this);
+                task();
+                tsanRelease(&eventGroup);
+            });
+        tsanRelease(this); // after the task object is written
+        events.enqueue(std::move(handle));
+    }
+    // Waits for every enqueued task.
+    void waitForEvents()
+    {
+        events.execute([this] { eventGroup.wait(); });
+        tsanAcquire(&eventGroup);
     }
     // Runs the preparations in order until the queue is closed and empty.
     void prepareLoop() noexcept
@@ -214,7 +235,7 @@ FractureJobRunner::~FractureJobRunner()
 {
     if (pool)
     {
-        pool->events.execute([this] { pool->eventGroup.wait(); });
+        pool->waitForEvents();
         pool->preparations.close();
         pool->preparer.join();
     }
@@ -263,12 +284,12 @@ void FractureJobRunner::submit(const std::shared_ptr<FractureJob>& job)
         return;
     }
     pool->eventQueue.push(job);
-    pool->events.enqueue(pool->eventGroup.defer(
+    pool->enqueue(
         [this]
         {
             batchWorker(pool->owner);
             runClaimed(*pool->eventQueue.pop());
-        }));
+        });
 }
 
 JobWait FractureJobRunner::finish(FractureJob& job)

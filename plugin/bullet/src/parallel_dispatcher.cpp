@@ -21,6 +21,7 @@
 #include "shatter/collision.h"
 
 #include "shatter/error.h"
+#include "thread_sanitizer.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
@@ -28,18 +29,14 @@
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 
 #include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#if defined(__SANITIZE_THREAD__)
-extern "C" void __tsan_acquire(void* address);
-extern "C" void __tsan_release(void* address);
-#endif
 
 namespace shatter
 {
@@ -72,34 +69,6 @@ struct PairCollector : btOverlapCallback
 bool hasGImpact(const btCollisionObject& object)
 {
     return object.getCollisionShape()->getShapeType() == GIMPACT_SHAPE_PROXYTYPE;
-}
-
-// Debian's oneTBB is not built with ThreadSanitizer, so the fork and join of a parallel loop are
-// invisible to it; these tell it what oneTBB guarantees (everything before the loop happens before
-// every task, every task before what follows the loop). Races between tasks are still reported.
-void forkPoint([[maybe_unused]] void* token)
-{
-#if defined(__SANITIZE_THREAD__)
-    __tsan_release(token);
-#endif
-}
-void taskStart([[maybe_unused]] void* token)
-{
-#if defined(__SANITIZE_THREAD__)
-    __tsan_acquire(token);
-#endif
-}
-void taskEnd([[maybe_unused]] void* token)
-{
-#if defined(__SANITIZE_THREAD__)
-    __tsan_release(token);
-#endif
-}
-void joinPoint([[maybe_unused]] void* token)
-{
-#if defined(__SANITIZE_THREAD__)
-    __tsan_acquire(token);
-#endif
 }
 
 } // namespace
@@ -203,26 +172,36 @@ void ParallelCollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCac
     }
     tlsCursor = {};
 
-    // Step 2: the near callbacks, in parallel.
-    forkPoint(&m.forkToken);
+    // Step 2: the near callbacks, in parallel. One task per thread, each taking the next pair from a
+    // shared counter (pairs differ widely in cost). The tasks are made before the fork point, so that
+    // ThreadSanitizer sees everything they read written before it (thread_sanitizer.h).
+    std::atomic<std::size_t> next{0};
+    auto work = [&m, &next, &info, this]
+    {
+        tsanAcquire(&m.forkToken);
+        for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < m.parallelPairs.size();)
+        {
+            const int i = m.parallelPairs[k];
+            tlsCursor = {this, i, m.nextSequence[k]};
+            defaultNearCallback(*m.pairs[std::size_t(i)], *this, info);
+        }
+        tlsCursor = {};
+        tsanRelease(&m.joinToken);
+    };
     m.arena->execute(
         [&]
         {
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.parallelPairs.size()),
-                              [&](const tbb::blocked_range<std::size_t>& range)
-                              {
-                                  taskStart(&m.forkToken);
-                                  for (std::size_t k = range.begin(); k < range.end(); ++k)
-                                  {
-                                      const int i = m.parallelPairs[k];
-                                      tlsCursor = {this, i, m.nextSequence[k]};
-                                      defaultNearCallback(*m.pairs[std::size_t(i)], *this, info);
-                                  }
-                                  tlsCursor = {};
-                                  taskEnd(&m.joinToken);
-                              });
+            tbb::task_group group;
+            std::vector<tbb::task_handle> helpers;
+            for (unsigned t = 1; t < m.threads; ++t)
+                helpers.push_back(group.defer(work));
+            tsanRelease(&m.forkToken);
+            for (tbb::task_handle& h : helpers)
+                group.run(std::move(h));
+            work();
+            group.wait();
         });
-    joinPoint(&m.joinToken);
+    tsanAcquire(&m.joinToken);
     m.staging = false;
 
     // Step 3: the serial dispatcher's array operations, in its order.
