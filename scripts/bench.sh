@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks of the papers' scenes: every scene with each collision mode
 # (shatter, gimpact, hull) through shatter_run, then scripts/plot_steps.py writes docs/benchmarks.md and
-# docs/images/bench_<scene>.png (TVCG Fig. 12 style); last, scripts/realtime_report.py runs the scenes
-# again paced to simulated time, as a game loop steps, and its table ends docs/benchmarks.md.
+# docs/images/bench_<scene>.png (TVCG Fig. 12 style); scripts/threads_report.py adds the narrow phase on
+# one and two threads; last, scripts/realtime_report.py runs the scenes again paced to simulated time, as
+# a game loop steps, and its table ends docs/benchmarks.md.
 #   scripts/bench.sh                  full runs (each scene's duration)
 #   STEPS_SCALE=0.5 scripts/bench.sh  every run shortened to half its steps
 #   SCENES="plates bricks" scripts/bench.sh
@@ -19,7 +20,7 @@ timeout_s=${RUN_TIMEOUT:-900}
 out="$build/bench"
 load_at_start=$(cut -d' ' -f1 /proc/loadavg) # timings mean little on a busy machine: say how busy it was
 
-cmake --build "$build" --target shatter_run >/dev/null
+cmake --build "$build" --target shatter_run bench_scene_cd >/dev/null
 run="$build/demo/run/shatter_run"
 mkdir -p "$out"
 
@@ -43,6 +44,12 @@ for scene in $scenes; do
         fi
         echo "bench:   $(($(date +%s) - start)) s wall"
     done
+    # The Shatter run again with the narrow phase on two threads (threads table below).
+    if [[ " $modes " == *" shatter "* ]]; then
+        echo "bench: $scene / shatter, 2 narrow-phase threads"
+        timeout "$timeout_s" "$run" "$scene" --threads 2 --steps "$steps" --json "$out/${scene}_shatter_t2.json" \
+            >"$out/${scene}_shatter_t2.log" 2>&1 || rm -f "$out/${scene}_shatter_t2.json"
+    fi
     if [ "$steps" != "$full" ]; then
         notes+=("--note" "**$scene**: shortened run, $steps of its $full steps.")
     fi
@@ -55,6 +62,16 @@ if ! "$python" -c "import matplotlib" 2>/dev/null && /usr/bin/python3 -c "import
     python=/usr/bin/python3
 fi
 "$python" "$root/scripts/plot_steps.py" "$out" --images "$root/docs/images" --markdown "$root/docs/benchmarks.md" "${notes[@]}"
+
+# The narrow phase on one and two threads (ParallelCollisionDispatcher).
+{
+    echo
+    echo "## Narrow phase on two threads"
+    echo
+    echo "\`scripts/threads_report.py\`: \`bench_scene_cd\` times a recorded pile's narrow phase again and again, rounds of 1 and 2 threads alternating (medians); the scene rows compare the Shatter runs above with the same runs on \`--threads 2\`, which must end in the same state. This machine has $(nproc) cores."
+    echo
+    python3 "$root/scripts/threads_report.py" --build "$build" --bench "$out" --scenes $scenes
+} >>"$root/docs/benchmarks.md"
 
 # What fracture costs the simulation thread when a game loop paces the steps (jobs get their latency's
 # wall time): Shatter mode only, one worker.
