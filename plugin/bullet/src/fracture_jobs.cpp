@@ -137,6 +137,10 @@ void batchWorker(std::thread::id owner) noexcept
 
 void runClaimed(FractureJob& job) noexcept;
 
+// ThreadSanitizer's tokens for the events arena's handoffs (thread_sanitizer.h): at namespace scope,
+// since a task must acquire before it reads anything from its closure.
+char tsanEnqueued = 0, tsanFinished = 0;
+
 } // namespace
 
 struct FractureJobRunner::Pool
@@ -162,18 +166,18 @@ struct FractureJobRunner::Pool
         tbb::task_handle handle = eventGroup.defer(
             [this, task]
             {
-                tsanAcquire(this);
+                tsanAcquire(&tsanEnqueued);
                 task();
-                tsanRelease(&eventGroup);
+                tsanRelease(&tsanFinished);
             });
-        tsanRelease(this); // after the task object is written
+        tsanRelease(&tsanEnqueued); // after the task object is written
         events.enqueue(std::move(handle));
     }
     // Waits for every enqueued task.
     void waitForEvents()
     {
         events.execute([this] { eventGroup.wait(); });
-        tsanAcquire(&eventGroup);
+        tsanAcquire(&tsanFinished);
     }
     // Runs the preparations in order until the queue is closed and empty.
     void prepareLoop() noexcept

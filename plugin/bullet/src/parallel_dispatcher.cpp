@@ -54,6 +54,10 @@ struct PairCursor
 };
 thread_local PairCursor tlsCursor;
 
+// ThreadSanitizer's fork and join tokens (thread_sanitizer.h): at namespace scope, since a task must
+// acquire before it reads anything from its closure.
+char tsanFork = 0, tsanJoin = 0;
+
 /// Collects the pairs in the cache's processing order; removes none.
 struct PairCollector : btOverlapCallback
 {
@@ -96,7 +100,6 @@ struct ParallelCollisionDispatcher::Impl
     std::vector<btBroadphasePair*> pairs;
     std::vector<int> parallelPairs; // indices into `pairs`
     std::vector<int> nextSequence;  // per entry of parallelPairs: the pair's sequence after step 1
-    char forkToken = 0, joinToken = 0;
 };
 
 ParallelCollisionDispatcher::ParallelCollisionDispatcher(btCollisionConfiguration* configuration, int threads)
@@ -178,7 +181,7 @@ void ParallelCollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCac
     std::atomic<std::size_t> next{0};
     auto work = [&m, &next, &info, this]
     {
-        tsanAcquire(&m.forkToken);
+        tsanAcquire(&tsanFork);
         for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < m.parallelPairs.size();)
         {
             const int i = m.parallelPairs[k];
@@ -186,7 +189,7 @@ void ParallelCollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCac
             defaultNearCallback(*m.pairs[std::size_t(i)], *this, info);
         }
         tlsCursor = {};
-        tsanRelease(&m.joinToken);
+        tsanRelease(&tsanJoin);
     };
     m.arena->execute(
         [&]
@@ -195,13 +198,13 @@ void ParallelCollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCac
             std::vector<tbb::task_handle> helpers;
             for (unsigned t = 1; t < m.threads; ++t)
                 helpers.push_back(group.defer(work));
-            tsanRelease(&m.forkToken);
+            tsanRelease(&tsanFork);
             for (tbb::task_handle& h : helpers)
                 group.run(std::move(h));
             work();
             group.wait();
         });
-    tsanAcquire(&m.joinToken);
+    tsanAcquire(&tsanJoin);
     m.staging = false;
 
     // Step 3: the serial dispatcher's array operations, in its order.

@@ -6,7 +6,8 @@
 // address. Elsewhere they compile to nothing. Races between the tasks themselves are still reported.
 // A task must be made (its closure written) before the release: oneTBB copies a parallel_for's body
 // inside parallel_for, after any release the caller could make, so tasks are made with
-// task_group::defer first.
+// task_group::defer first. And a task must acquire before it reads its closure, so the token is a
+// variable at namespace scope, never a captured address.
 #pragma once
 
 #if defined(__SANITIZE_THREAD__)
