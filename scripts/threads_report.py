@@ -4,10 +4,10 @@
 Two measurements, both from one build:
   - bench_scene_cd: a recorded pile (drop_piggies at 1.5 s, plates at 1 s) whose narrow phase runs
     again and again, rounds of 1 and 2 threads alternating, medians: the speed-up alone;
-  - the scene runs of scripts/bench.sh in Shatter mode (BENCH_DIR/SCENE_shatter.json, one thread)
-    beside the same runs with --threads 2 (SCENE_shatter_t2.json): CD per step over a whole scene, and
-    whether the two runs ended in the same state (they must: the dispatcher's results do not depend on
-    the thread count).
+  - the scene runs of scripts/bench.sh in Shatter mode (its JSON summaries, one thread) beside the
+    same runs with --threads 2 (the summaries it writes with a _t2 suffix): CD per step over a whole
+    scene, and whether the two runs ended in the same state (they must: the dispatcher's results do
+    not depend on the thread count).
 
     scripts/threads_report.py --build build --bench build/bench --scenes plates bricks ...
 """
