@@ -255,7 +255,7 @@ void BM_NestedPlates(benchmark::State& state)
     plates(state, kNested);
 }
 
-/// The three shapes, each simulated once (the iteration time is the measured CD per step).
+/// The three shapes; one iteration each, timed manually from the cached simulation.
 void everyShape(benchmark::internal::Benchmark* b)
 {
     b->ArgName("shape")->Arg(kFracturable)->Arg(kGImpact)->Arg(kHull);
