@@ -100,6 +100,8 @@ struct ParallelCollisionDispatcher::Impl
     std::vector<btBroadphasePair*> pairs;
     std::vector<int> parallelPairs; // indices into `pairs`
     std::vector<int> nextSequence;  // per entry of parallelPairs: the pair's sequence after step 1
+    std::vector<tbb::task_handle>
+        helpers; // step 2's tasks besides the caller's (kept: no per-step allocation)
 };
 
 ParallelCollisionDispatcher::ParallelCollisionDispatcher(btCollisionConfiguration* configuration, int threads)
@@ -195,11 +197,11 @@ void ParallelCollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCac
         [&]
         {
             tbb::task_group group;
-            std::vector<tbb::task_handle> helpers;
+            m.helpers.clear();
             for (unsigned t = 1; t < m.threads; ++t)
-                helpers.push_back(group.defer(work));
+                m.helpers.push_back(group.defer(work));
             tsanRelease(&tsanFork);
-            for (tbb::task_handle& h : helpers)
+            for (tbb::task_handle& h : m.helpers)
                 group.run(std::move(h));
             work();
             group.wait();
