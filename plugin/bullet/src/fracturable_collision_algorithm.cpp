@@ -18,6 +18,7 @@
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <LinearMath/btAabbUtil2.h>
 
 #include <algorithm>
 #include <cmath>
@@ -200,6 +201,25 @@ Real approachBound(const btCollisionObjectWrapper* const (&wraps)[2], const Side
         }
     }
     return (relative.norm() + speed) * dt;
+}
+
+/// Adaptive's budget for the next step: it rises at once to the number of points found deeper than ε,
+/// and decays by a quarter of its surplus per step back toward the initial budget.
+Index nextBudget(Index current, Index deep, const CollisionSettings& settings)
+{
+    const Index target = std::clamp(deep, settings.initialBudget, settings.maxContactsPerPair);
+    return target >= current ? target : current - (current - target + 3) / 4;
+}
+
+/// True if the two shapes' world boxes, each grown by `band`, are disjoint.
+bool apart(const btCollisionObjectWrapper* const (&wraps)[2], Real band)
+{
+    btVector3 lo[2], hi[2];
+    for (int i = 0; i < 2; ++i)
+        wraps[i]->getCollisionShape()->getAabb(wraps[i]->getWorldTransform(), lo[i], hi[i]);
+    const btScalar g = btScalar(band);
+    const btVector3 grow(g, g, g);
+    return !TestAabbAgainstAabb2(lo[0] - grow, hi[0] + grow, lo[1] - grow, hi[1] + grow);
 }
 
 std::uint32_t keyOf(const btManifoldPoint& p)
@@ -402,13 +422,19 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
                 options.speculative = std::min(approach, radius);
         }
         band = options.tolerance + options.speculative;
-
         // The fragment's own tree first (the better surface sampling), then the other direction with
         // what is left of the budget (see the file comment).
         const int first = m_kind[0] == kFracturable ? 0 : 1;
         const int second = 1 - first;
         const Index m = m_budget;
-        if (m_context->mode == ContactMode::Full)
+        // Bullet's broadphase pairs bodies by boxes it grows by a margin and the motion, so in a pile
+        // most pairs lie apart: their own boxes, grown by the band, are disjoint.
+        if (apart(wraps, band))
+        {
+            if (m_context->mode == ContactMode::Adaptive && !m_closestPoints)
+                m_budget = nextBudget(m, 0, settings); // as if the queries found nothing
+        }
+        else if (m_context->mode == ContactMode::Full)
         {
             Index b = m;
             collidingPoints += runDirection(sides, first, options, b, false, s).collidingPoints;
@@ -448,12 +474,7 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
                 const Index keep = std::min(settings.maxContactsPerPair, std::max(m, deep));
                 selectContacts(keep, options.tolerance, s);
                 if (!m_closestPoints)
-                {
-                    // Rise at once to the deep count, decay by a quarter of the surplus per step.
-                    const Index target =
-                        std::clamp(deep, settings.initialBudget, settings.maxContactsPerPair);
-                    m_budget = target >= m ? target : m - (m - target + 3) / 4;
-                }
+                    m_budget = nextBudget(m, deep, settings);
             }
         }
     }
@@ -590,36 +611,40 @@ void FracturableCollisionAlgorithm::addContacts(const btCollisionObject* const (
         }
     }
 
-    // See the file comment: contactTest's result hands each point to the user's callback; a simulation
-    // contact is built in `staging` and stored by its key.
-    btPersistentManifold staging(objects[0], objects[1], 0, BT_LARGE_FLOAT, BT_LARGE_FLOAT);
-    staging.addManifoldPoint(stagingPoint(), true);
-    // btManifoldResult's A/B are the manifold's bodies (ours: body0Wrap, body1Wrap); its shape
-    // identifiers follow its own body order, which a compound parent may have swapped.
-    const bool resultSwapped = resultOut->getBody0Internal() != objects[0];
-    for (const PairContact& c : s.pair)
+    // A pair without contacts (most pairs of a pile) needs no staging manifold.
+    if (!s.pair.empty())
     {
-        const int owner = int(c.key & 1u);
-        const int point = int(c.key >> 1);
-        int part[2] = {-1, -1}, index[2] = {-1, -1};
-        index[owner] = point;
-        for (int i = 0; i < 2; ++i)
-            if (sides[i].fracturable)
-                part[i] = int(sides[i].fracturable->fragment());
-        const int a = resultSwapped ? 1 : 0;
-        resultOut->setShapeIdentifiersA(part[a], index[a]);
-        resultOut->setShapeIdentifiersB(part[1 - a], index[1 - a]);
-        btPersistentManifold* target = m_manifolds[int(c.slot)];
-        resultOut->setPersistentManifold(m_closestPoints ? target : &staging);
-        // Normal on B points from B toward A. Owner A: its point is on A, the point on B lies `depth`
-        // along −n from it. Owner B: the point is on B and n pushes it out of A, so n_B = −n.
-        if (owner == 0)
-            resultOut->addContactPoint(toBullet(c.normal), toBullet(Vec3(c.point - c.normal * c.depth)),
-                                       btScalar(c.depth));
-        else
-            resultOut->addContactPoint(toBullet(Vec3(-c.normal)), toBullet(c.point), btScalar(c.depth));
-        if (!m_closestPoints)
-            storeContact(*target, staging.getContactPoint(0), c.key);
+        // See the file comment: contactTest's result hands each point to the user's callback; a simulation
+        // contact is built in `staging` and stored by its key.
+        btPersistentManifold staging(objects[0], objects[1], 0, BT_LARGE_FLOAT, BT_LARGE_FLOAT);
+        staging.addManifoldPoint(stagingPoint(), true);
+        // btManifoldResult's A/B are the manifold's bodies (ours: body0Wrap, body1Wrap); its shape
+        // identifiers follow its own body order, which a compound parent may have swapped.
+        const bool resultSwapped = resultOut->getBody0Internal() != objects[0];
+        for (const PairContact& c : s.pair)
+        {
+            const int owner = int(c.key & 1u);
+            const int point = int(c.key >> 1);
+            int part[2] = {-1, -1}, index[2] = {-1, -1};
+            index[owner] = point;
+            for (int i = 0; i < 2; ++i)
+                if (sides[i].fracturable)
+                    part[i] = int(sides[i].fracturable->fragment());
+            const int a = resultSwapped ? 1 : 0;
+            resultOut->setShapeIdentifiersA(part[a], index[a]);
+            resultOut->setShapeIdentifiersB(part[1 - a], index[1 - a]);
+            btPersistentManifold* target = m_manifolds[int(c.slot)];
+            resultOut->setPersistentManifold(m_closestPoints ? target : &staging);
+            // Normal on B points from B toward A. Owner A: its point is on A, the point on B lies `depth`
+            // along −n from it. Owner B: the point is on B and n pushes it out of A, so n_B = −n.
+            if (owner == 0)
+                resultOut->addContactPoint(toBullet(c.normal), toBullet(Vec3(c.point - c.normal * c.depth)),
+                                           btScalar(c.depth));
+            else
+                resultOut->addContactPoint(toBullet(Vec3(-c.normal)), toBullet(c.point), btScalar(c.depth));
+            if (!m_closestPoints)
+                storeContact(*target, staging.getContactPoint(0), c.key);
+        }
     }
 
     for (int slot = 0; slot < m_manifolds.size(); ++slot)

@@ -95,10 +95,17 @@ public:
     Penetration penetration(const Vec3& p, FragmentId f) const { return penetration(p, locate(p), f); }
     /// sphereTest(p, r, D(f)) of TVCG §4.5: false only if the sphere cannot touch fragment f.
     bool sphereTest(const Vec3& p, Real radius, FragmentId f) const;
+    /// The two cheap tests of sphereTest (f's bounds and the multilevel grid), which need no point
+    /// location: false only if the ball of `radius` ≥ 0 about p neither holds nor touches a point of f.
+    bool mayReach(const Vec3& p, Real radius, FragmentId f) const;
     /// The same test for a point tested again with other radii (a point's nodes on several levels):
     /// `lowerBound` caches test 3's lower bound of dist(p, f), the part that locates p; pass NaN the
     /// first time, and it is filled in when needed.
     bool sphereTest(const Vec3& p, Real radius, FragmentId f, Real& lowerBound) const;
+    /// The same with p's location when the caller knows it (`where` = &locate(p)), which saves locating
+    /// it again; null locates p if test 3 needs it.
+    bool sphereTest(const Vec3& p, Real radius, FragmentId f, Real& lowerBound,
+                    const TetLocation* where) const;
 
 private:
     /// Bounds of tet t.
@@ -106,7 +113,7 @@ private:
     /// Sets f's bit in the finest cells of tet t's box (tetCells), appending new ones to dirtyScratch.
     void markTet(Index t, FragmentId f);
     /// Test 3 of sphereTest: a lower bound of dist(p, f), −∞ where it proves nothing.
-    Real distanceLowerBound(const Vec3& p, FragmentId f) const;
+    Real distanceLowerBound(const Vec3& p, const TetLocation& where, FragmentId f) const;
 
     std::shared_ptr<const Asset> sharedAsset;
     ObjectStateSettings settings;

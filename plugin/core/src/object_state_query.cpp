@@ -84,6 +84,11 @@ Penetration ObjectState::penetration(const Vec3& p, const TetLocation& where, Fr
     return finish(result, d, n);
 }
 
+bool ObjectState::mayReach(const Vec3& p, Real radius, FragmentId f) const
+{
+    return !(fragmentList[f].bounds.distance(p) > radius) && fragmentGrid.mayIntersect(p, radius, f);
+}
+
 bool ObjectState::sphereTest(const Vec3& p, Real radius, FragmentId f) const
 {
     Real lowerBound = std::numeric_limits<Real>::quiet_NaN();
@@ -92,20 +97,21 @@ bool ObjectState::sphereTest(const Vec3& p, Real radius, FragmentId f) const
 
 bool ObjectState::sphereTest(const Vec3& p, Real radius, FragmentId f, Real& lowerBound) const
 {
-    if (!alive(f))
+    return sphereTest(p, radius, f, lowerBound, nullptr);
+}
+
+bool ObjectState::sphereTest(const Vec3& p, Real radius, FragmentId f, Real& lowerBound,
+                             const TetLocation* where) const
+{
+    if (!alive(f) || !mayReach(p, radius, f))
         return false;
-    if (fragmentList[f].bounds.distance(p) > radius)
-        return false;
-    if (!fragmentGrid.mayIntersect(p, radius, f))
-        return false;
-    if (std::isnan(lowerBound))
-        lowerBound = distanceLowerBound(p, f);
+    if (std::isnan(lowerBound)) // p is located only when the cheaper tests could not cull
+        lowerBound = distanceLowerBound(p, where ? *where : tetLocator->locate(p), f);
     return !(lowerBound > radius);
 }
 
-Real ObjectState::distanceLowerBound(const Vec3& p, FragmentId f) const
+Real ObjectState::distanceLowerBound(const Vec3& p, const TetLocation& where, FragmentId f) const
 {
-    const TetLocation where = tetLocator->locate(p);
     if (where.found())
     {
         const FragmentId g = fieldData.fragmentAt(where.tet, where.bary);

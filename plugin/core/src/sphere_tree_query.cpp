@@ -53,7 +53,13 @@ FragmentFieldView::FragmentFieldView(const ObjectState& objectState, FragmentId 
 FieldSample FragmentFieldView::sample(const Vec3& p, Real band) const
 {
     FieldSample out;
+    // A point that cannot be in B or within the band of it needs no location (most points a query
+    // meets away from the contact).
+    if (!state->mayReach(p, std::max(band, Real(0)), fragment))
+        return out;
     const TetLocation where = state->locate(p);
+    lastPoint = p;
+    lastWhere = where;
     if (state->insideTest(where, fragment))
     {
         const Penetration pen = state->penetration(p, where, fragment);
@@ -62,7 +68,7 @@ FieldSample FragmentFieldView::sample(const Vec3& p, Real band) const
         out.normal = pen.normal;
         return out;
     }
-    if (!(band > 0) || !state->grid().mayIntersect(p, band, fragment))
+    if (!(band > 0))
         return out;
     // Outside B: find the closest surface point q (of the fragment holding p, or of the object) and
     // probe half a band beyond it; if that is B, p is within reach of B's surface at q.
@@ -103,7 +109,7 @@ bool FragmentFieldView::sphereTest(const Vec3& p, Real radius) const
 
 bool FragmentFieldView::sphereTest(const Vec3& p, Real radius, Real& lowerBound) const
 {
-    return state->sphereTest(p, radius, fragment, lowerBound);
+    return state->sphereTest(p, radius, fragment, lowerBound, p == lastPoint ? &lastWhere : nullptr);
 }
 
 } // namespace shatter

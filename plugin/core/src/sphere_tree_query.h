@@ -21,6 +21,7 @@
 
 #include "shatter/error.h"
 #include "sphere_forest.h"
+#include "tet_locator.h"
 
 #include <Eigen/Geometry>
 
@@ -261,6 +262,9 @@ void collide(const SphereForest& forest, FragmentId fragmentA, const Eigen::Isom
 /// distance d < band from g's surface, or outside the object at grid distance d < band, is "near" with
 /// distance d if the point half a band beyond that closest surface point lies in B (so two fragments
 /// resting face to face along their crack produce contacts). Holds a pointer: the state must outlive it.
+/// It remembers where the last sampled point lies, because collide() sphere-tests a point right after
+/// sampling it and locating it again would double the query's costliest step: so one view serves one
+/// query on one thread.
 class FragmentFieldView
 {
 public:
@@ -274,6 +278,8 @@ public:
 private:
     const ObjectState* state;
     FragmentId fragment;
+    mutable Vec3 lastPoint = Vec3::Constant(std::numeric_limits<Real>::quiet_NaN()); // never equal at first
+    mutable TetLocation lastWhere;
 };
 
 } // namespace shatter
