@@ -26,7 +26,7 @@ if(SHATTER_SANITIZE_THREAD)
     if(SHATTER_SANITIZE)
         message(FATAL_ERROR "SHATTER_SANITIZE and SHATTER_SANITIZE_THREAD cannot be combined")
     endif()
-    add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -g) # -g: reports name the header files
+    add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -g1) # line tables: reports name files and lines
     add_link_options(-fsanitize=thread)
     add_compile_definitions(SHATTER_ENABLE_ASSERTS=1)
 endif()
