@@ -92,6 +92,11 @@ int run(int argc, char** argv)
     const Scene scene = loadScene(resolveScenePath(sceneArgument));
     shatter::cli::ProgressBar assetBar("assets   ");
     options.assetProgress = assetBar.callback();
+    options.assetWarning = [&assetBar](std::string_view message)
+    {
+        assetBar.finish();
+        std::fprintf(stderr, "shatter_run: warning: %.*s\n", int(message.size()), message.data());
+    };
     SceneWorld world(scene, options);
     assetBar.finish();
 

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
 #include <numbers>
 
@@ -258,6 +260,71 @@ TEST_F(AssetCache, BadIndexWithValidChecksumIsDetected)
     broken.tetMesh.tets[3][2] = Index(broken.tetMesh.nodes.size() + 5);
     broken.save(file);
     EXPECT_NE(loadError().find("tetrahedron 3"), std::string::npos);
+}
+
+// Each structural invariant broken in turn, with the checksum recomputed (save() writes a valid one): a
+// clear rejection naming the file (loadError checks the source), never a crash, a hang or a silent load.
+TEST_F(AssetCache, BrokenStructureWithValidChecksumIsRejected)
+{
+    const SphereTree& tree = asset.sphereTree;
+    const Index root = tree.roots.at(0);
+    const Index first = tree.nodes[root].firstChild;
+    ASSERT_NE(first, kInvalidIndex);
+    const Index second = tree.nodes[first].nextSibling;
+    ASSERT_NE(second, kInvalidIndex) << "the test needs a root with two children";
+    Index last = first;
+    while (tree.nodes[last].nextSibling != kInvalidIndex)
+        last = tree.nodes[last].nextSibling;
+    constexpr Real nan = std::numeric_limits<Real>::quiet_NaN();
+
+    struct Case
+    {
+        const char* what;
+        std::function<void(Asset&)> corrupt;
+        const char* expected; // in the error's problem text
+    };
+    const Case cases[] = {
+        {"root out of range", [&](Asset& a) { a.sphereTree.roots[0] = kInvalidIndex; }, "root"},
+        {"root past the end", [&](Asset& a) { a.sphereTree.roots[0] = a.sphereTree.nodeCount() + 3; },
+         "root"},
+        {"sibling cycle", [&](Asset& a) { a.sphereTree.nodes[last].nextSibling = first; }, "reached twice"},
+        {"child links back to the root", [&](Asset& a) { a.sphereTree.nodes[first].firstChild = root; },
+         "reached twice"},
+        {"16 zeroed bytes in a node",
+         [&](Asset& a) { std::memset(static_cast<void*>(&a.sphereTree.nodes[second]), 0, 16); }, "node"},
+        {"orphan subtree",
+         [&](Asset& a)
+         {
+             a.sphereTree.nodes[first].nextSibling = a.sphereTree.nodes[second].nextSibling;
+             --a.sphereTree.nodes[root].childCount;
+         },
+         "is not reachable"},
+        {"point table names another node",
+         [&](Asset& a) { a.sphereTree.pointNode[a.sphereTree.nodes[second].point] = root; }, "pointNode"},
+        {"NaN radius", [&](Asset& a) { a.sphereTree.nodes[root].radius = nan; }, "finite and >= 0"},
+        {"negative radius", [&](Asset& a) { a.sphereTree.nodes[first].radius = -1; }, "finite and >= 0"},
+        {"child outside its parent", [&](Asset& a) { a.sphereTree.nodes[root].radius *= 0.5; },
+         "from ancestor"},
+        {"point table count", [&](Asset& a) { a.sphereTree.pointNode.pop_back(); }, "pointNode has"},
+        {"node distance count", [&](Asset& a) { a.nodeDistance.pop_back(); }, "node distances"},
+        {"NaN node position", [&](Asset& a) { a.tetMesh.nodes[7].x() = nan; }, "tet node 7"},
+        {"NaN node distance", [&](Asset& a) { a.nodeDistance[3] = nan; }, "tet node 3"},
+        {"infinite surface vertex",
+         [&](Asset& a) { a.surface.vertices[2].y() = std::numeric_limits<Real>::infinity(); },
+         "surface vertex 2"},
+        {"flat tetrahedron", [&](Asset& a) { a.tetMesh.tets[5][3] = a.tetMesh.tets[5][0]; }, "no volume"},
+    };
+    for (const Case& c : cases)
+    {
+        Asset broken = asset;
+        c.corrupt(broken);
+        broken.save(file);
+        const std::string problem = loadError();
+        EXPECT_NE(problem.find(c.expected), std::string::npos) << c.what << ": " << problem;
+    }
+    // And the unbroken asset still loads.
+    asset.save(file);
+    EXPECT_NO_THROW(Asset::load(file));
 }
 
 TEST_F(AssetCache, SectionsRoundTripAndReplaceByName)

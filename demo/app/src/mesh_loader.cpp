@@ -5,6 +5,7 @@
 #include "shatter/error.h"
 
 #include <chrono>
+#include <utility>
 
 namespace shatter::demo
 {
@@ -39,6 +40,18 @@ void BackgroundJobs::report(std::string_view stage, double fraction)
         currentStage = stage;
     }
     progress.store(fraction);
+}
+
+void BackgroundJobs::warn(std::string_view message)
+{
+    std::lock_guard lock(mutex);
+    warnings.emplace_back(message);
+}
+
+std::vector<std::string> BackgroundJobs::takeWarnings()
+{
+    std::lock_guard lock(mutex);
+    return std::exchange(warnings, {});
 }
 
 void BackgroundJobs::launch(std::string what, std::function<void(JobResult&)> work)
@@ -85,6 +98,10 @@ bool BackgroundJobs::startScene(scenes::Scene scene, scenes::RunSettings options
                {
                    report(stage, fraction);
                };
+               options.assetWarning = [this](std::string_view message)
+               {
+                   warn(message);
+               };
                report("building assets and world", 0);
                out.world = std::make_unique<scenes::SceneWorld>(scene, options);
                // Later asset builds (user meshes added to this world) report through the jobs too.
@@ -108,6 +125,10 @@ bool BackgroundJobs::startMesh(const std::filesystem::path& file, scenes::SceneO
                options.assetProgress = [this](std::string_view stage, double fraction)
                {
                    report(stage, fraction);
+               };
+               options.assetWarning = [this](std::string_view message)
+               {
+                   warn(message);
                };
                // A world with just this object builds the asset into the scene library's per-process
                // cache, so adding it to the running world afterwards is immediate.

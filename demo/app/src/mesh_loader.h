@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace shatter::demo
 {
@@ -50,12 +51,15 @@ public:
 
     /// The finished job's result, once (main thread).
     std::optional<JobResult> take();
+    /// The asset warnings (rebuilt caches) reported since the last call, oldest first.
+    std::vector<std::string> takeWarnings();
     /// Blocks until the running job (if any) has finished.
     void wait();
 
 private:
     void launch(std::string what, std::function<void(JobResult&)> work);
     void report(std::string_view stage, double fraction);
+    void warn(std::string_view message);
 
     std::thread worker;
     std::atomic<bool> running{false};
@@ -63,6 +67,7 @@ private:
     mutable std::mutex mutex;
     std::string currentStage, currentWhat;
     std::optional<JobResult> finished;
+    std::vector<std::string> warnings;
 };
 
 } // namespace shatter::demo

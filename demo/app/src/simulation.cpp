@@ -161,6 +161,8 @@ void Simulation::applyCollisionSettings()
 
 void Simulation::update()
 {
+    for (std::string& warning : jobs.takeWarnings())
+        log.warning(std::move(warning));
     if (std::optional<JobResult> result = jobs.take())
         adopt(std::move(*result));
 }

@@ -65,7 +65,7 @@ private:
 
 std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
                                         const std::filesystem::path& cacheDir,
-                                        const ProgressCallback& progress)
+                                        const ProgressCallback& progress, const AssetWarning& warning)
 {
     const std::filesystem::path key = std::filesystem::weakly_canonical(mesh);
     const std::lock_guard lock(tableMutex);
@@ -79,21 +79,23 @@ std::shared_ptr<const Asset> sceneAsset(const std::filesystem::path& mesh,
     // The file name carries the content key, so two meshes with one stem (user meshes in different
     // folders) get different files, and the same bytes under another path or name share one.
     const AssetSettings settings;
-    AssetBuildResult built =
-        loadOrBuildAsset(mesh, assetCacheFile(mesh, cacheDir, settings), settings, progress);
+    const std::filesystem::path file = assetCacheFile(mesh, cacheDir, settings);
+    const bool existed = std::filesystem::exists(file, ec);
+    AssetBuildResult built = loadOrBuildAsset(mesh, file, settings, progress);
     if (!built.ok())
         throw Error("scene asset", built.error);
+    if (warning && existed && !built.rebuildReason.empty())
+        warning("rebuilt the asset cache " + file.string() + " (" + built.rebuildReason + ")");
     asset = std::move(built.asset);
     return asset;
 }
 
-std::shared_ptr<const Asset> fracturableSceneAsset(const std::filesystem::path& mesh,
-                                                   const std::filesystem::path& cacheDir,
-                                                   const fracture::Material& material,
-                                                   const fracture::FractureSystemSettings& settings,
-                                                   const ProgressCallback& progress)
+std::shared_ptr<const Asset>
+fracturableSceneAsset(const std::filesystem::path& mesh, const std::filesystem::path& cacheDir,
+                      const fracture::Material& material, const fracture::FractureSystemSettings& settings,
+                      const ProgressCallback& progress, const AssetWarning& warning)
 {
-    const std::shared_ptr<const Asset> asset = sceneAsset(mesh, cacheDir, progress);
+    const std::shared_ptr<const Asset> asset = sceneAsset(mesh, cacheDir, progress, warning);
     // The pipeline settings FractureSystem builds from its settings.
     fracture::PipelineSettings pipeline;
     pipeline.deformation.model = settings.deformation;
@@ -124,9 +126,11 @@ std::shared_ptr<const Asset> fracturableSceneAsset(const std::filesystem::path& 
                 for (AssetSection& section : onDisk.sections)
                     extended->setSection(std::move(section.name), std::move(section.bytes));
         }
-        catch (const Error&)
+        catch (const Error& error)
         {
-            // Unreadable: rewritten below from the asset in memory.
+            // Unreadable (changed since it was loaded above): rewritten below from the asset in memory.
+            if (warning)
+                warning("rewrote the asset cache " + file.string() + " (" + error.what() + ")");
         }
     }
     if (!fracture::hasFracturePrecompute(*extended, material, pipeline, precompute))

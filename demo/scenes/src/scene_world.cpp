@@ -108,10 +108,11 @@ void SceneWorld::Impl::build()
     // Assets first (building one takes seconds; a bad mesh fails before any Bullet object exists).
     const std::filesystem::path cacheDir = assetCacheDirectory(options.assetCacheDir);
     for (const SceneObject& o : scene.objects)
-        sceneAsset(resolveMesh(o.asset, scene.file), cacheDir, options.assetProgress);
+        sceneAsset(resolveMesh(o.asset, scene.file), cacheDir, options.assetProgress, options.assetWarning);
     for (const SceneEvent& e : scene.events)
         if (e.object)
-            sceneAsset(resolveMesh(e.object->asset, scene.file), cacheDir, options.assetProgress);
+            sceneAsset(resolveMesh(e.object->asset, scene.file), cacheDir, options.assetProgress,
+                       options.assetWarning);
 
     // Bullet preallocates 4096 manifolds and 4096 collision algorithms (about 4 MB, every page written
     // when the pools are made); a scene sizes the pools by its objects instead, and a pile that
@@ -291,6 +292,7 @@ RunSummary SceneWorld::summary() const
     r.scene = impl->scene.name;
     r.options = impl->options;
     r.options.assetProgress = {};
+    r.options.assetWarning = {};
     r.timeStep = impl->scene.timeStep;
     r.groundHeight = impl->scene.ground.height;
     r.groundPresent = impl->scene.ground.present;

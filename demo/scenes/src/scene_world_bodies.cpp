@@ -70,8 +70,9 @@ fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
         std::shared_ptr<const Asset> asset =
             o.fracturable
                 ? fracturableSceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), o.material,
-                                        system->settings(), options.assetProgress)
-                : sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress);
+                                        system->settings(), options.assetProgress, options.assetWarning)
+                : sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress,
+                             options.assetWarning);
         id = system->addObject(std::move(asset), o.material, o.placement, oo);
     }
     catch (const Error& e)

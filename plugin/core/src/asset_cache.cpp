@@ -5,6 +5,8 @@
 
 #include "binary_io.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace shatter
@@ -15,6 +17,8 @@ namespace
 
 constexpr char kMagic[8] = {'S', 'H', 'A', 'T', 'T', 'E', 'R', 'A'};
 constexpr std::size_t kHeaderSize = sizeof(kMagic) + 4 + 4 + 8 + 8;
+// Relative slack for "a sphere contains its descendants": the radii were computed from the same points.
+constexpr Real kContainmentSlack = 1e-9;
 
 void writePayload(const Asset& asset, BinaryWriter& w)
 {
@@ -57,6 +61,27 @@ void checkIndices(const BinaryReader& r, const Array& values, std::size_t bound,
             if (v >= bound)
                 r.fail(std::string(what) + " " + std::to_string(i) + " refers to index " + std::to_string(v) +
                        " of " + std::to_string(bound));
+}
+
+/// Finite coordinates and distances, and tetrahedra of non-zero volume: later code divides by them.
+void checkGeometry(const BinaryReader& r, const Asset& asset)
+{
+    for (std::size_t i = 0; i < asset.surface.vertices.size(); ++i)
+        if (!asset.surface.vertices[i].allFinite())
+            r.fail("surface vertex " + std::to_string(i) + " is not finite");
+    const TetMesh& mesh = asset.tetMesh;
+    for (std::size_t i = 0; i < mesh.nodes.size(); ++i)
+        if (!mesh.nodes[i].allFinite() || !std::isfinite(asset.nodeDistance[i]) ||
+            !asset.nodeDirection[i].allFinite())
+            r.fail("tet node " + std::to_string(i) + " has a non-finite position, distance or direction");
+    for (std::size_t i = 0; i < mesh.tets.size(); ++i)
+    {
+        const Tet& t = mesh.tets[i];
+        const Vec3& a = mesh.nodes[t[0]];
+        const Real volume = (mesh.nodes[t[1]] - a).cross(mesh.nodes[t[2]] - a).dot(mesh.nodes[t[3]] - a);
+        if (!(std::abs(volume) > 0))
+            r.fail("tetrahedron " + std::to_string(i) + " has no volume");
+    }
 }
 
 void checkRange(const BinaryReader& r, const std::vector<Index>& values, std::size_t bound, const char* what)
@@ -135,21 +160,19 @@ Asset readPayload(BinaryReader& r)
             r.fail("point order is not a permutation");
         seen[p] = true;
     }
-    const std::size_t treeNodes = asset.sphereTree.nodes.size();
-    for (std::size_t i = 0; i < treeNodes; ++i)
-    {
-        const SphereNode& n = asset.sphereTree.nodes[i];
-        if (n.point >= nodeCount || (n.parent != kInvalidIndex && n.parent >= treeNodes) ||
-            (n.firstChild != kInvalidIndex && n.firstChild >= treeNodes) ||
-            (n.nextSibling != kInvalidIndex && n.nextSibling >= treeNodes))
-            r.fail("sphere tree node " + std::to_string(i) + " has an index out of range");
-    }
-    checkRange(r, asset.sphereTree.roots, treeNodes, "sphere tree root");
-    if (asset.sphereTree.pointNode.size() != nodeCount)
-        r.fail("sphere tree point table has the wrong size");
-    checkRange(r, asset.sphereTree.pointNode, treeNodes, "sphere tree point entry");
+    checkGeometry(r, asset);
 
+    // The sphere tree's structure, not only its ranges: the forest installs it and fracture splits it
+    // without further checks, so a cycle, an orphan or a sphere that misses its children must stop here.
     asset.sphereTree.points = asset.tetMesh.nodes;
+    SphereTreeCheck treeCheck;
+    Real extent = 0;
+    for (const Vec3& p : asset.tetMesh.nodes)
+        extent = std::max(extent, p.cwiseAbs().maxCoeff());
+    treeCheck.tolerance = kContainmentSlack * (1 + extent);
+    treeCheck.closestParents = false;
+    if (const std::string problem = checkSphereTree(asset.sphereTree, treeCheck); !problem.empty())
+        r.fail("sphere tree: " + problem);
     asset.tetMesh.buildConnectivity();
     asset.locator = std::make_shared<const TetLocator>(asset.tetMesh);
     return asset;

@@ -108,10 +108,11 @@ struct SphereTreeCheck
     bool closestParents = true;
 };
 
-/// Validates a sphere forest: links agree (parent/child/sibling, child counts, levels, pointNode),
-/// every node is reached exactly once from the roots, leaves have radius 0, and every node's point
-/// lies inside the sphere of each of its ancestors; plus the optional checks of `options`. Returns an
-/// empty string when the tree is valid, otherwise a description of the first problem found.
+/// Validates a sphere forest: finite points, links agree (parent/child/sibling, child counts, levels,
+/// pointNode), every node is reached exactly once from the roots (so no cycle), radii are finite and
+/// ≥ 0 with leaves at 0, and every node's point lies inside the sphere of each of its ancestors; plus the
+/// optional checks of `options`. Returns an empty string when the tree is valid, otherwise a description of
+/// the first problem found.
 std::string checkSphereTree(const SphereTree& tree, const SphereTreeCheck& options = {});
 
 } // namespace shatter

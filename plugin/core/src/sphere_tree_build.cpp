@@ -295,6 +295,13 @@ std::string checkSphereTree(const SphereTree& tree, const SphereTreeCheck& optio
         return describe("pointNode has ", tree.pointNode.size(), " entries for ", tree.pointCount(),
                         " points");
     }
+    for (Index p = 0; p < tree.pointCount(); ++p)
+    {
+        if (!tree.points[p].allFinite())
+        {
+            return describe("point ", p, " is not finite");
+        }
+    }
     // Structure: walk every tree from its root; each node must be reached exactly once.
     std::vector<Index> treeOf(nodeCount, kInvalidIndex);
     std::vector<Index> deepest(tree.roots.size(), 0);
@@ -318,6 +325,10 @@ std::string checkSphereTree(const SphereTree& tree, const SphereTreeCheck& optio
             {
                 return describe("node ", v, " has point ", node.point,
                                 " out of range or is a leaf of radius ", node.radius);
+            }
+            if (!(node.radius >= 0) || !std::isfinite(node.radius))
+            {
+                return describe("node ", v, " has radius ", node.radius, " (must be finite and >= 0)");
             }
             Index count = 0;
             for (Index c = node.firstChild; c != kInvalidIndex; c = tree.nodes[c].nextSibling, ++count)

@@ -8,6 +8,7 @@
 #include "shatter/scenes/scene.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ struct RunSettings
     std::filesystem::path assetCacheDir;
     /// Reports asset builds (the first run of a mesh takes seconds); may be empty.
     ProgressCallback assetProgress;
+    /// Told, with the file and the reason, when a cache file exists but is unusable and gets rebuilt
+    /// (corrupt, truncated, another format version); may be empty.
+    std::function<void(std::string_view message)> assetWarning;
 };
 
 /// Names of the run options as shatter_run spells them ("shatter", "adaptive", "2013", ...).
@@ -91,7 +95,7 @@ struct StepStats
 struct RunSummary
 {
     std::string scene;
-    RunSettings options;     ///< the run's options (assetProgress cleared)
+    RunSettings options;     ///< the run's options (assetProgress and assetWarning cleared)
     double timeStep = 0;     ///< s
     double groundHeight = 0; ///< y of the ground (lowestBodyY below it: something fell through)
     bool groundPresent = true;
