@@ -73,6 +73,74 @@ INSTANTIATE_TEST_SUITE_P(
         return name.substr(0, name.find('.'));
     });
 
+// Values that a plain JSON parse accepts but no scene means: a key given twice (the last one used to win
+// silently), a number no double holds, and magnitudes outside the documented ranges (docs/scenes.md),
+// each an error naming the file, the JSON pointer and the range.
+TEST(SceneLoader, DuplicateKeysOverflowAndOutOfRangeValuesAreErrors)
+{
+    const std::string object = R"("objects": [{"asset": "ball", "position": [0, 1, 0]}])";
+    struct Case
+    {
+        std::string text;
+        const char* pointer; ///< the message starts with it
+        const char* problem; ///< a part of the message
+    };
+    const std::vector<Case> cases = {
+        {R"({"name": "a", "name": "b"})", "/name: ", "duplicate key \"name\""},
+        {R"({"objects": [{"asset": "ball"}, {"asset": "ball", "friction": 1, "friction": 2}]})",
+         "/objects/1/friction: ", "duplicate key"},
+        {R"({"gravity": [0, -1e999, 0]})", "invalid JSON at line 1, column 17", "number overflow"},
+        {R"({"solver_iterations": 2147483647})", "/solver_iterations: ", "<= 10000"},
+        {R"({"time_step": 1e-5, "duration": 1e5})", "/duration: ", "1e+10 steps, more than 1e+09"},
+        {R"({"time_step": 1e-300})", "/time_step: ", ">= 1e-05"},
+        {R"({"gravity": [0, -1e300, 0]})", "/gravity: ", "within ±1000"},
+        {R"({"objects": [{"asset": "ball", "position": [0, 1e300, 0]}]})", "/objects/0/position: ", "within"},
+        {R"({"objects": [{"asset": "ball", "linear_velocity": [1e30, 0, 0]}]})",
+         "/objects/0/linear_velocity: ", "within ±1000"},
+        {R"({"objects": [{"asset": "ball", "material": {"density": 1e-300}}]})",
+         "/objects/0/material/density: ", ">= 0.001"},
+        {R"({"objects": [{"asset": "ball", "material": {"density": 1e300}}]})",
+         "/objects/0/material/density: ", "<= 1000000"},
+        {R"({"events": [{"kind": "spawn_ball", "time": 0, "position": [0, 1, 0], "radius": 1e-300}]})",
+         "/events/0/radius: ", ">= 0.0001"},
+        {R"({"events": [{"kind": "spawn_ball", "time": 1e300, "position": [0, 1, 0]}]})",
+         "/events/0/time: ", "<= 100000"},
+        {R"({"fracture": {"workers": 100000}})", "/fracture/workers: ", "<= 256"},
+    };
+    const std::filesystem::path file = "inline.json";
+    for (const Case& c : cases)
+    {
+        try
+        {
+            parseScene(c.text, file);
+            ADD_FAILURE() << c.text << " loaded";
+        }
+        catch (const Error& e)
+        {
+            EXPECT_EQ(e.source(), file.string());
+            EXPECT_EQ(e.problem().rfind(c.pointer, 0), 0u) << c.text << " -> " << e.what();
+            EXPECT_NE(e.problem().find(c.problem), std::string::npos) << c.text << " -> " << e.what();
+        }
+    }
+    // Too many objects: the count is checked before any of them is read.
+    std::string many = R"({"objects": [)";
+    for (int i = 0; i <= 10000; ++i)
+        many += std::string(i ? "," : "") + "{}";
+    many += "]}";
+    try
+    {
+        parseScene(many, file);
+        ADD_FAILURE() << "10001 objects loaded";
+    }
+    catch (const Error& e)
+    {
+        EXPECT_NE(e.problem().find("/objects: has 10001 entries, more than 10000"), std::string::npos)
+            << e.what();
+    }
+    // The ranges leave real scenes alone.
+    EXPECT_NO_THROW(parseScene("{" + object + "}", file));
+}
+
 TEST(SceneLoader, MissingFileIsNamed)
 {
     try

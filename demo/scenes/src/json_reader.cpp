@@ -33,7 +33,105 @@ std::string escapeKey(const std::string& key)
     return out;
 }
 
+// "line L, column C" of byte offset `byte` (1-based, as editors show them).
+std::string lineAndColumn(const std::string& text, std::size_t byte)
+{
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i)
+    {
+        if (text[i] == '\n')
+        {
+            ++line;
+            column = 1;
+        }
+        else
+            ++column;
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// Where the parser is, as a JSON pointer: one frame per open object or array.
+struct ParseFrame
+{
+    bool array = false;
+    long index = -1;               // array: the current element
+    std::string key;               // object: the current member
+    std::vector<std::string> keys; // object: the members seen so far
+};
+
 } // namespace
+
+nlohmann::json parseJson(const std::string& text, const std::filesystem::path& file)
+{
+    std::vector<ParseFrame> frames;
+    const auto elementStarts = [&frames]
+    {
+        if (!frames.empty() && frames.back().array)
+            ++frames.back().index;
+    };
+    const auto pointer = [&frames]
+    {
+        std::string p;
+        for (const ParseFrame& f : frames)
+            p += "/" + (f.array ? std::to_string(f.index) : escapeKey(f.key));
+        return p;
+    };
+    using Event = nlohmann::json::parse_event_t;
+    const nlohmann::json::parser_callback_t track = [&](int, Event event, nlohmann::json& parsed)
+    {
+        switch (event)
+        {
+        case Event::object_start:
+        case Event::array_start:
+            elementStarts();
+            frames.push_back({event == Event::array_start, -1, {}, {}});
+            break;
+        case Event::object_end:
+        case Event::array_end:
+            frames.pop_back();
+            break;
+        case Event::key:
+        {
+            ParseFrame& f = frames.back();
+            f.key = parsed.get<std::string>();
+            if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end())
+                throw Error(file.string(), pointer() + ": duplicate key \"" + f.key + "\"");
+            f.keys.push_back(f.key);
+            break;
+        }
+        case Event::value:
+            elementStarts();
+            break;
+        }
+        return true;
+    };
+    try
+    {
+        return nlohmann::json::parse(text, track);
+    }
+    catch (const nlohmann::json::parse_error& e)
+    {
+        const std::string what = e.what();
+        const auto pos = what.find("parse error");
+        throw Error(file.string(), "invalid JSON at " + lineAndColumn(text, e.byte) + ": " +
+                                       (pos == std::string::npos ? what : what.substr(pos)));
+    }
+    catch (const nlohmann::json::exception& e)
+    {
+        // out_of_range 406, "number overflow parsing '1e999'": no double holds the number. The
+        // exception has no offset; the token's first occurrence gives the line.
+        const std::string what = e.what();
+        std::string where;
+        if (const auto open = what.find("parsing '"); open != std::string::npos)
+        {
+            const std::size_t begin = open + 9;
+            const std::string token = what.substr(begin, what.find('\'', begin) - begin);
+            if (const auto at = text.find(token); !token.empty() && at != std::string::npos)
+                where = " at " + lineAndColumn(text, at + 1);
+        }
+        throw Error(file.string(), "invalid JSON" + where + ": " + what);
+    }
+}
 
 JsonNode::JsonNode(const nlohmann::json& value, std::string pointer, const std::filesystem::path& f)
     : json(&value), path(std::move(pointer)), file(&f)
@@ -125,6 +223,24 @@ int JsonNode::integer() const
     return int(v);
 }
 
+double JsonNode::number(double lo, double hi) const
+{
+    const double v = number();
+    if (v < lo || v > hi)
+        fail("must be >= " + nlohmann::json(lo).dump() + " and <= " + nlohmann::json(hi).dump() + ", found " +
+             json->dump());
+    return v;
+}
+
+int JsonNode::integer(int lo, int hi) const
+{
+    const int v = integer();
+    if (v < lo || v > hi)
+        fail("must be >= " + std::to_string(lo) + " and <= " + std::to_string(hi) + ", found " +
+             std::to_string(v));
+    return v;
+}
+
 bool JsonNode::boolean() const
 {
     if (!json->is_boolean())
@@ -149,16 +265,24 @@ Eigen::Vector3d JsonNode::vector3() const
             (*this)[std::size_t(2)].number()};
 }
 
-void readOptional(const JsonNode& object, const char* key, double& out)
+Eigen::Vector3d JsonNode::vector3(double limit) const
 {
-    if (auto v = object.find(key))
-        out = v->number();
+    const Eigen::Vector3d v = vector3();
+    if (!(v.cwiseAbs().maxCoeff() <= limit))
+        fail("components must be within ±" + nlohmann::json(limit).dump() + ", found " + json->dump());
+    return v;
 }
 
-void readOptional(const JsonNode& object, const char* key, int& out)
+void readOptionalWithin(const JsonNode& object, const char* key, Eigen::Vector3d& out, double limit)
 {
     if (auto v = object.find(key))
-        out = v->integer();
+        out = v->vector3(limit);
+}
+
+void readOptionalInRange(const JsonNode& object, const char* key, int& out, int lo, int hi)
+{
+    if (auto v = object.find(key))
+        out = v->integer(lo, hi);
 }
 
 void readOptional(const JsonNode& object, const char* key, bool& out)
@@ -171,12 +295,6 @@ void readOptional(const JsonNode& object, const char* key, std::string& out)
 {
     if (auto v = object.find(key))
         out = v->string();
-}
-
-void readOptional(const JsonNode& object, const char* key, Eigen::Vector3d& out)
-{
-    if (auto v = object.find(key))
-        out = v->vector3();
 }
 
 void readOptionalInRange(const JsonNode& object, const char* key, double& out, double lo,

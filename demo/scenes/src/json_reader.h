@@ -12,9 +12,15 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shatter::scenes
 {
+
+/// Parses a JSON document strictly: invalid JSON (with its line and column), a number too large for a
+/// double, and a key that appears twice in one object (which a plain parse lets the last copy win) are
+/// shatter::Error naming `file`.
+nlohmann::json parseJson(const std::string& text, const std::filesystem::path& file);
 
 class JsonNode
 {
@@ -41,10 +47,16 @@ public:
     void allowOnly(std::initializer_list<const char*> keys) const;
 
     double number() const; ///< any finite number
-    int integer() const;   ///< an integral number that fits an int
+    /// number() in [lo, hi]; the message names the bounds.
+    double number(double lo, double hi) const;
+    int integer() const; ///< an integral number that fits an int
+    /// integer() in [lo, hi]; the message names the bounds.
+    int integer(int lo, int hi) const;
     bool boolean() const;
     std::string string() const;
     Eigen::Vector3d vector3() const; ///< [x, y, z]
+    /// vector3() with every component in [−limit, limit]; the message names the bound.
+    Eigen::Vector3d vector3(double limit) const;
 
 private:
     const nlohmann::json* json;
@@ -53,11 +65,13 @@ private:
 };
 
 /// Reads optional member `key` of `object` into `out`, leaving `out` as it is if the key is missing.
-void readOptional(const JsonNode& object, const char* key, double& out);
-void readOptional(const JsonNode& object, const char* key, int& out);
 void readOptional(const JsonNode& object, const char* key, bool& out);
 void readOptional(const JsonNode& object, const char* key, std::string& out);
-void readOptional(const JsonNode& object, const char* key, Eigen::Vector3d& out);
+
+/// Reads optional [x, y, z] `key` with every component in [−limit, limit].
+void readOptionalWithin(const JsonNode& object, const char* key, Eigen::Vector3d& out, double limit);
+/// Reads optional integer `key` in [lo, hi].
+void readOptionalInRange(const JsonNode& object, const char* key, int& out, int lo, int hi);
 
 /// Reads optional number `key` and checks lo ≤ value (and value ≤ hi when given); the message names the
 /// bounds.

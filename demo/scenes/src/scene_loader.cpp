@@ -9,6 +9,7 @@
 #include <Eigen/Geometry>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -20,6 +21,23 @@ namespace
 {
 
 constexpr double kDegree = 3.14159265358979323846 / 180;
+
+// Sane ranges (docs/scenes.md, "Ranges"): a value outside them is a typo, not a scene, and the solver,
+// the step count and memory all assume them.
+constexpr double kMaxCoordinate = 1e4;                  // m: positions, the ground height
+constexpr double kMaxSpeed = 1e3;                       // m/s and rad/s, per component
+constexpr double kMaxGravity = 1e3;                     // m/s², per component
+constexpr double kMinDensity = 1e-3, kMaxDensity = 1e6; // kg/m³
+constexpr double kMaxYoungsModulus = 1e13;              // Pa
+constexpr double kMaxFriction = 100;
+constexpr double kMinBallRadius = 1e-4, kMaxBallRadius = 100; // m
+constexpr double kMaxImpulse = 1e6;                           // N·s, per component
+constexpr double kMinTimeStep = 1e-5, kMaxTimeStep = 0.1;     // s
+constexpr double kMaxDuration = 1e5;                          // s, also the latest event time
+constexpr double kMaxSteps = 1e9;                             // duration / time_step
+constexpr int kMaxSubsteps = 1000;
+constexpr int kMaxSolverIterations = 10000;
+constexpr std::size_t kMaxEntries = 10000; // objects, and events
 
 fracture::Material readMaterial(const JsonNode& node)
 {
@@ -34,24 +52,19 @@ fracture::Material readMaterial(const JsonNode& node)
         else if (name != "default")
             preset->fail("unknown material preset \"" + name + "\" (expected glass or default)");
     }
-    readOptionalInRange(node, "density", m.density, 0, std::nullopt, true);
-    readOptionalInRange(node, "youngs_modulus", m.youngsModulus, 0, std::nullopt, true);
+    readOptionalInRange(node, "density", m.density, kMinDensity, kMaxDensity);
+    readOptionalInRange(node, "youngs_modulus", m.youngsModulus, 0, kMaxYoungsModulus, true);
     readOptionalInRange(node, "poisson_ratio", m.poissonRatio, -1, 0.49, true);
     readOptionalInRange(node, "toughness", m.toughness, 0, std::nullopt, true);
     readOptionalInRange(node, "energy_exponent", m.energyExponent, 0);
     readOptionalInRange(node, "min_fragment_volume", m.minFragmentVolume, 0);
-    if (auto v = node.find("max_fragments"))
-    {
-        m.maxFragments = v->integer();
-        if (m.maxFragments < 2)
-            v->fail("must be >= 2, found " + std::to_string(m.maxFragments));
-    }
+    readOptionalInRange(node, "max_fragments", m.maxFragments, 2, 1 << 16);
     return m;
 }
 
 Eigen::Matrix3d readRotation(const JsonNode& node)
 {
-    const Eigen::Vector3d degrees = node.vector3();
+    const Eigen::Vector3d degrees = node.vector3(1e6);
     return (Eigen::AngleAxisd(degrees.z() * kDegree, Eigen::Vector3d::UnitZ()) *
             Eigen::AngleAxisd(degrees.y() * kDegree, Eigen::Vector3d::UnitY()) *
             Eigen::AngleAxisd(degrees.x() * kDegree, Eigen::Vector3d::UnitX()))
@@ -69,7 +82,7 @@ SceneObject readObject(const JsonNode& node, const std::string& defaultName)
     o.name = defaultName;
     readOptional(node, "name", o.name);
     Eigen::Vector3d position = Eigen::Vector3d::Zero();
-    readOptional(node, "position", position);
+    readOptionalWithin(node, "position", position, kMaxCoordinate);
     o.placement = Eigen::Isometry3d::Identity();
     if (auto r = node.find("rotation_degrees"))
         o.placement.linear() = readRotation(*r);
@@ -78,9 +91,9 @@ SceneObject readObject(const JsonNode& node, const std::string& defaultName)
         o.material = readMaterial(*m);
     readOptional(node, "dynamic", o.dynamic);
     readOptional(node, "fracturable", o.fracturable);
-    readOptional(node, "linear_velocity", o.linearVelocity);
-    readOptional(node, "angular_velocity", o.angularVelocity);
-    readOptionalInRange(node, "friction", o.friction, 0);
+    readOptionalWithin(node, "linear_velocity", o.linearVelocity, kMaxSpeed);
+    readOptionalWithin(node, "angular_velocity", o.angularVelocity, kMaxSpeed);
+    readOptionalInRange(node, "friction", o.friction, 0, kMaxFriction);
     readOptionalInRange(node, "restitution", o.restitution, 0, 1.0);
     return o;
 }
@@ -90,8 +103,8 @@ SceneGround readGround(const JsonNode& node)
     node.allowOnly({"present", "height", "friction", "shape"});
     SceneGround g;
     readOptional(node, "present", g.present);
-    readOptional(node, "height", g.height);
-    readOptionalInRange(node, "friction", g.friction, 0);
+    readOptionalInRange(node, "height", g.height, -kMaxCoordinate, kMaxCoordinate);
+    readOptionalInRange(node, "friction", g.friction, 0, kMaxFriction);
     if (auto shape = node.find("shape"))
     {
         g.shape = shape->string();
@@ -107,40 +120,15 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
                     "held_impulse_decay", "deformation", "metric", "workers", "latency_steps",
                     "fragment_ready_steps", "fragment_basis_ms"});
     readOptional(node, "enabled", s.enabled);
-    if (auto v = node.find("max_events_per_step"))
-    {
-        s.maxEventsPerStep = v->integer();
-        if (s.maxEventsPerStep < 1)
-            v->fail("must be >= 1");
-    }
-    readOptionalInRange(node, "min_impulse", s.minImpulse, 0);
+    readOptionalInRange(node, "max_events_per_step", s.maxEventsPerStep, 1, int(kMaxEntries));
+    readOptionalInRange(node, "min_impulse", s.minImpulse, 0, kMaxImpulse);
     readOptional(node, "evaluate_every_step", s.evaluateEveryStep);
-    readOptionalInRange(node, "impulse_growth", s.impulseGrowth, 1);
+    readOptionalInRange(node, "impulse_growth", s.impulseGrowth, 1, 1e6);
     readOptionalInRange(node, "held_impulse_decay", s.heldImpulseDecay, 0, 1.0, true);
-    if (auto v = node.find("workers"))
-    {
-        s.workers = v->integer();
-        if (s.workers < 0)
-            v->fail("must be >= 0");
-    }
-    if (auto v = node.find("latency_steps"))
-    {
-        s.latencySteps = v->integer();
-        if (s.latencySteps < 0)
-            v->fail("must be >= 0");
-    }
-    if (auto v = node.find("fragment_ready_steps"))
-    {
-        s.fragmentReadySteps = v->integer();
-        if (s.fragmentReadySteps < 0)
-            v->fail("must be >= 0");
-    }
-    if (auto v = node.find("fragment_basis_ms"))
-    {
-        s.fragmentBasisMs = v->number();
-        if (s.fragmentBasisMs < 0)
-            v->fail("must be >= 0");
-    }
+    readOptionalInRange(node, "workers", s.workers, 0, 256);
+    readOptionalInRange(node, "latency_steps", s.latencySteps, 0, 1000);
+    readOptionalInRange(node, "fragment_ready_steps", s.fragmentReadySteps, 0, 1000000);
+    readOptionalInRange(node, "fragment_basis_ms", s.fragmentBasisMs, 0, 1e6);
     if (auto v = node.find("deformation"))
     {
         const std::string model = v->string();
@@ -174,10 +162,10 @@ SceneEvent readEvent(const JsonNode& node, std::size_t index)
     {
         node.allowOnly({"kind", "time", "position", "velocity", "radius", "density"});
         e.kind = SceneEvent::Kind::SpawnBall;
-        e.position = node["position"].vector3();
-        readOptional(node, "velocity", e.velocity);
-        readOptionalInRange(node, "radius", e.radius, 0, std::nullopt, true);
-        readOptionalInRange(node, "density", e.density, 0, std::nullopt, true);
+        e.position = node["position"].vector3(kMaxCoordinate);
+        readOptionalWithin(node, "velocity", e.velocity, kMaxSpeed);
+        readOptionalInRange(node, "radius", e.radius, kMinBallRadius, kMaxBallRadius);
+        readOptionalInRange(node, "density", e.density, kMinDensity, kMaxDensity);
     }
     else if (name == "spawn_object")
     {
@@ -190,14 +178,12 @@ SceneEvent readEvent(const JsonNode& node, std::size_t index)
         node.allowOnly({"kind", "time", "target", "position", "impulse"});
         e.kind = SceneEvent::Kind::Impulse;
         e.target = node["target"].string();
-        e.position = node["position"].vector3();
-        e.impulse = node["impulse"].vector3();
+        e.position = node["position"].vector3(kMaxCoordinate);
+        e.impulse = node["impulse"].vector3(kMaxImpulse);
     }
     else
         kind.fail("unknown event kind \"" + name + "\" (expected spawn_ball, spawn_object or impulse)");
-    e.time = node["time"].number();
-    if (e.time < 0)
-        node["time"].fail("must be >= 0");
+    e.time = node["time"].number(0, kMaxDuration);
     return e;
 }
 
@@ -211,21 +197,18 @@ Scene readScene(const JsonNode& root, const std::filesystem::path& file)
     readOptional(root, "name", scene.name);
     if (auto d = root.find("description"))
         d->string(); // free text, type-checked only
-    readOptionalInRange(root, "time_step", scene.timeStep, 0, 0.1, true);
-    if (auto v = root.find("substeps"))
+    readOptionalInRange(root, "time_step", scene.timeStep, kMinTimeStep, kMaxTimeStep);
+    readOptionalInRange(root, "substeps", scene.substeps, 1, kMaxSubsteps);
+    readOptionalInRange(root, "duration", scene.duration, 0, kMaxDuration, true);
+    if (const double steps = scene.duration / scene.timeStep; steps > kMaxSteps)
     {
-        scene.substeps = v->integer();
-        if (scene.substeps < 1)
-            v->fail("must be >= 1");
+        char text[96];
+        std::snprintf(text, sizeof text, "duration / time_step is %.3g steps, more than %.3g", steps,
+                      kMaxSteps);
+        (root.find("duration") ? *root.find("duration") : root).fail(text);
     }
-    readOptionalInRange(root, "duration", scene.duration, 0, std::nullopt, true);
-    readOptional(root, "gravity", scene.gravity);
-    if (auto v = root.find("solver_iterations"))
-    {
-        scene.solverIterations = v->integer();
-        if (scene.solverIterations < 1)
-            v->fail("must be >= 1");
-    }
+    readOptionalWithin(root, "gravity", scene.gravity, kMaxGravity);
+    readOptionalInRange(root, "solver_iterations", scene.solverIterations, 1, kMaxSolverIterations);
     if (auto g = root.find("ground"))
         scene.ground = readGround(*g);
     if (auto f = root.find("fracture"))
@@ -237,6 +220,10 @@ Scene readScene(const JsonNode& root, const std::filesystem::path& file)
         if (!names.insert(name).second)
             node.fail("duplicate object name \"" + name + "\"");
     };
+    for (const char* list : {"objects", "events"})
+        if (auto v = root.find(list); v && v->size() > kMaxEntries)
+            v->fail("has " + std::to_string(v->size()) + " entries, more than " +
+                    std::to_string(kMaxEntries));
     if (auto objects = root.find("objects"))
         for (std::size_t i = 0; i < objects->size(); ++i)
         {
@@ -288,31 +275,7 @@ Scene readScene(const JsonNode& root, const std::filesystem::path& file)
 
 Scene parseScene(const std::string& text, const std::filesystem::path& file)
 {
-    nlohmann::json json;
-    try
-    {
-        json = nlohmann::json::parse(text);
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        // e.byte is the offset of the error; give line and column, which editors show.
-        std::size_t line = 1, column = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i)
-        {
-            if (text[i] == '\n')
-            {
-                ++line;
-                column = 1;
-            }
-            else
-                ++column;
-        }
-        std::string what = e.what();
-        const auto pos = what.find("parse error");
-        throw Error(file.string(), "invalid JSON at line " + std::to_string(line) + ", column " +
-                                       std::to_string(column) + ": " +
-                                       (pos == std::string::npos ? what : what.substr(pos)));
-    }
+    const nlohmann::json json = parseJson(text, file);
     return readScene(JsonNode(json, "", file), file);
 }
 
