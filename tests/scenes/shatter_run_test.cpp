@@ -126,6 +126,28 @@ TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
     }
 }
 
+// A scene file whose name is not UTF-8 (legal on Linux) and that has no "name" key: the scene is named
+// after the file's stem, and the JSON summary prints the odd bytes as U+FFFD (it used to fail after the
+// run with nlohmann's "invalid UTF-8 byte").
+TEST(ShatterRun, SceneFileNameThatIsNotUtf8)
+{
+    std::filesystem::create_directories(kScratch);
+    std::ifstream in(std::string(SHATTER_SOURCE_DIR) + "/assets/scenes/test_brick_drop.json");
+    nlohmann::json scene = nlohmann::json::parse(in);
+    scene.erase("name");
+    const std::filesystem::path file = kScratch / "sc\xffne.json";
+    std::ofstream(file) << scene.dump();
+    const std::filesystem::path summary = kScratch / "odd.json";
+    std::string arguments = "'"; // built in steps: GCC 12 warns (-Wrestrict) on the one-line form
+    arguments += file.string();
+    arguments += "' --steps 2 --json ";
+    arguments += summary.string();
+    const Result r = shatterRun(arguments);
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ifstream written(summary);
+    EXPECT_EQ(nlohmann::json::parse(written)["scene"], "sc\ufffdne");
+}
+
 // --help lists the choices of --collision, --contacts and --restructure by name; CLI11's map display
 // printed "{adaptive->,full->,fixed8->}" with the enum values left blank.
 TEST(ShatterRun, HelpListsChoicesByName)

@@ -32,6 +32,15 @@ ls "$scratch/cache" | grep -Eq '^brick-[0-9a-f]{16}\.shatter$' || fail "keyed na
 cp "$src/assets/meshes/brick.obj" "$scratch/renamed.obj"
 "$tool" build "$scratch/renamed.obj" --cache-dir "$scratch/cache" | grep -q "is up to date" || fail "renamed copy rebuilt"
 
+# A mesh whose file name is not UTF-8 (legal on Linux): the asset's name is its stem, and build and info
+# print it with U+FFFD instead of aborting after the cache was written.
+odd="$scratch/b$(printf '\xff\xfe')d.obj"
+cp "$src/assets/meshes/brick.obj" "$odd"
+"$tool" build "$odd" -o "$scratch/odd.shatter" >"$scratch/odd.out" || fail "non-UTF-8 name: build failed"
+"$tool" info "$scratch/odd.shatter" --json >"$scratch/odd.json" || fail "non-UTF-8 name: info failed"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["name"] == "b\ufffd\ufffdd"' "$scratch/odd.json" \
+    || fail "non-UTF-8 name: $(cat "$scratch/odd.json")"
+
 # Bad meshes and bad flags: a clear error, exit code 1 or CLI11's usage error, never a crash.
 "$tool" build "$src/tests/data/bad/open_box.obj" -o "$scratch/bad.shatter" 2>"$scratch/err.txt" && fail "open mesh accepted"
 grep -q "open_box.obj" "$scratch/err.txt" || fail "error does not name the file: $(cat "$scratch/err.txt")"

@@ -30,6 +30,13 @@
 namespace
 {
 
+// JSON as text. An asset's name is its mesh file's stem, which need not be UTF-8: such bytes print as
+// U+FFFD instead of aborting the program after the cache was written.
+std::string text(const nlohmann::json& j)
+{
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json sections(const shatter::Asset& asset)
 {
     nlohmann::json list = nlohmann::json::object();
@@ -87,7 +94,7 @@ int build(const std::string& input, const std::string& output, const shatter::As
         std::printf("%s is up to date\n", output.c_str());
     else
         std::printf("built %s (%s) in %.2f s\n", output.c_str(), result.rebuildReason.c_str(), seconds);
-    std::printf("%s\n", describe(*result.asset).dump().c_str());
+    std::printf("%s\n", text(describe(*result.asset)).c_str());
     return 0;
 }
 
@@ -187,16 +194,16 @@ int main(int argc, char** argv)
             asset.save(precomputeFile);
             std::printf("added fracture sections to %s in %.2f s\n%s\n", precomputeFile.c_str(),
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                        sections(asset).dump().c_str());
+                        text(sections(asset)).c_str());
             return 0;
         }
         const std::shared_ptr<const shatter::Asset> asset = shatter::loadAsset(infoFile);
         const nlohmann::json info = describe(*asset);
         if (json)
-            std::printf("%s\n", info.dump().c_str());
+            std::printf("%s\n", text(info).c_str());
         else
             for (const auto& [key, value] : info.items())
-                std::printf("%-18s %s\n", key.c_str(), value.dump().c_str());
+                std::printf("%-18s %s\n", key.c_str(), text(value).c_str());
         return 0;
     }
     catch (const shatter::Error& error)

@@ -200,7 +200,8 @@ std::string summaryJson(const RunSummary& s)
     o["max_penetration"] = s.maxPenetration;
     o["lowest_body_y"] = s.lowestBodyY;
     o["state_hash"] = s.stateHash;
-    return o.dump(2) + "\n";
+    // A scene's name comes from its file name, which need not be UTF-8: such bytes print as U+FFFD.
+    return o.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void writeSummaryJson(const std::filesystem::path& file, const RunSummary& summary)
