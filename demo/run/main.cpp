@@ -129,6 +129,12 @@ int run(int argc, char** argv)
     if (summary.failedEvents > 0 || summary.bodylessFragments > 0)
         std::fprintf(stderr, "shatter_run: warning: %ld failed fracture events, %ld bodyless fragments\n",
                      summary.failedEvents, summary.bodylessFragments);
+    if (summary.nonFiniteBodies > 0)
+    {
+        std::fprintf(stderr, "shatter_run: error: %ld bodies turned non-finite (taken out of the world)\n",
+                     summary.nonFiniteBodies);
+        return 3;
+    }
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 
 namespace shatter::test
@@ -432,6 +433,45 @@ TEST(FractureSystem, AFailingEventInsideAStepIsReportedNotThrown)
         }
     }
     expectFailuresReportedNotApplied(system, plate, failed, logged);
+}
+
+// A body whose state turns non-finite (an absurd impulse, a degenerate mesh) leaves the world before its
+// contacts are read, counted and logged, and never breaks: its impact would make non-finite fragments.
+TEST(FractureSystem, NonFiniteBodiesAreRemovedCountedAndNeverBroken)
+{
+    BulletWorld world;
+    world.addGroundPlane(0);
+    std::vector<std::string> logged;
+    FractureSystemSettings settings;
+    settings.log = [&](const std::string& message)
+    {
+        logged.push_back(message);
+    };
+    FractureSystem system(world.world(), world.collision(), settings);
+    ObjectSettings options;
+    options.linearVelocity = Vec3(0, -std::sqrt(2 * 9.81 * 4.0), 0); // a 4 m drop: it would break
+    const ObjectId plate =
+        system.addObject(bulletAsset("plate.obj"), glass(), placement(Vec3(0, 0.01, 0)), options);
+    const ObjectId brick =
+        system.addObject(bulletAsset("brick.obj"), glass(), placement(Vec3(1, 0.01, 0)), options);
+    system.bodies(plate).at(0)->setLinearVelocity(btVector3(std::nanf(""), 0, 0));
+    system.bodies(brick).at(0)->setAngularVelocity(
+        btVector3(0, std::numeric_limits<btScalar>::infinity(), 0));
+    int removed = 0;
+    for (int step = 0; step < 30; ++step)
+    {
+        ASSERT_NO_THROW(world.step(kDt));
+        removed += system.lastStepStats().nonFiniteBodies;
+        EXPECT_EQ(system.lastStepStats().failedEvents, 0) << system.lastStepStats().lastError;
+    }
+    EXPECT_EQ(removed, 2);
+    EXPECT_EQ(system.totalEvents(), 0u);
+    EXPECT_TRUE(system.bodies(plate).empty());
+    EXPECT_TRUE(system.bodies(brick).empty());
+    EXPECT_EQ(world.world().getNumCollisionObjects(), 1) << "only the ground is left";
+    ASSERT_EQ(logged.size(), 2u);
+    for (const std::string& message : logged)
+        EXPECT_NE(message.find("non-finite transform or velocity"), std::string::npos) << message;
 }
 
 } // namespace

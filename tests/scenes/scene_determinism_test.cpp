@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace shatter::scenes
@@ -223,6 +225,30 @@ TEST(RunOutput, CsvAndJsonCarryEveryColumnAndField)
         EXPECT_TRUE(j["max"].contains(column)) << column;
     }
     EXPECT_THROW(writeCsv("/proc/no/such/dir/x.csv", world.history()), Error);
+}
+
+// A body whose state turns non-finite (a NaN velocity here; an absurd impulse or a degenerate mesh in
+// practice) is taken out of the world and counted, in the step's statistics and the summary (shatter_run
+// then exits with status 3), and the lowest body stays a real number instead of hiding it.
+TEST(SceneWorld, NonFiniteBodiesAreTakenOutAndCounted)
+{
+    SceneWorld w(loadScene(builtInScenePath("test_ball_events")));
+    btRigidBody* ball = w.spawnBall({0, 2, 0}, {0, 0, 0});
+    w.step();
+    ball->setLinearVelocity(btVector3(std::nanf(""), 0, 0));
+    const std::vector<btRigidBody*> bodies = w.fracture().bodies(w.fracture().objects().front());
+    ASSERT_FALSE(bodies.empty());
+    bodies.front()->setAngularVelocity(btVector3(0, std::numeric_limits<btScalar>::infinity(), 0));
+    const int before = w.world().getNumCollisionObjects();
+    const StepStats& s = w.step();
+    EXPECT_EQ(s.nonFiniteBodies, 2);
+    EXPECT_TRUE(std::isfinite(s.lowestBodyY));
+    EXPECT_EQ(w.world().getNumCollisionObjects(), before - 2);
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(w.step().nonFiniteBodies, 0);
+    EXPECT_EQ(w.summary().nonFiniteBodies, 2);
+    EXPECT_EQ(nlohmann::json::parse(summaryJson(w.summary()))["non_finite_bodies"], 2);
+    EXPECT_THROW(w.spawnBall({0, std::nan(""), 0}, {0, 0, 0}), Error);
 }
 
 } // namespace

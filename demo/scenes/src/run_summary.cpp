@@ -56,6 +56,7 @@ const std::vector<Column>& columns()
         column("fracture_events", &StepStats::fractureEvents),
         column("failed_events", &StepStats::failedEvents),
         column("bodyless_fragments", &StepStats::bodylessFragments),
+        column("non_finite_bodies", &StepStats::nonFiniteBodies),
         column("fracture_evaluations", &StepStats::fractureEvaluations),
         column("bound_rejections", &StepStats::boundRejections),
         column("unready_impacts", &StepStats::unreadyImpacts),
@@ -132,6 +133,7 @@ RunSummary summarize(const std::vector<StepStats>& history)
         r.fractureEvents += s.fractureEvents;
         r.failedEvents += s.failedEvents;
         r.bodylessFragments += s.bodylessFragments;
+        r.nonFiniteBodies += s.nonFiniteBodies;
         r.maxPenetration = std::max(r.maxPenetration, s.maxPenetration);
     }
     std::sort(totals.begin(), totals.end());
@@ -196,6 +198,7 @@ std::string summaryJson(const RunSummary& s)
     o["fracture_events"] = s.fractureEvents;
     o["failed_events"] = s.failedEvents;
     o["bodyless_fragments"] = s.bodylessFragments;
+    o["non_finite_bodies"] = s.nonFiniteBodies;
     o["final_fragments"] = s.finalFragments;
     o["max_penetration"] = s.maxPenetration;
     o["lowest_body_y"] = s.lowestBodyY;

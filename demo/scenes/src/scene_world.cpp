@@ -179,6 +179,30 @@ void SceneWorld::Impl::teardown()
     configuration.reset();
 }
 
+int SceneWorld::Impl::removeNonFiniteBalls()
+{
+    const auto nonFinite = [](const Ball& b)
+    {
+        const btRigidBody& body = *b.body;
+        const btTransform& t = body.getWorldTransform();
+        for (const btVector3& v :
+             {t.getOrigin(), t.getBasis().getRow(0), t.getBasis().getRow(1), t.getBasis().getRow(2),
+              body.getLinearVelocity(), body.getAngularVelocity()})
+            if (!std::isfinite(v.x()) || !std::isfinite(v.y()) || !std::isfinite(v.z()))
+                return true;
+        return false;
+    };
+    int removed = 0;
+    for (Ball& b : balls)
+        if (nonFinite(b))
+        {
+            world->removeRigidBody(b.body.get());
+            ++removed;
+        }
+    std::erase_if(balls, [&](const Ball& b) { return !b.body->isInWorld(); });
+    return removed;
+}
+
 void SceneWorld::Impl::measureBodies(StepStats& stats) const
 {
     double lowest = std::numeric_limits<double>::infinity();
@@ -246,6 +270,7 @@ const StepStats& SceneWorld::step()
     stats.fractureEvents += f.events;
     stats.failedEvents = f.failedEvents;
     stats.bodylessFragments = f.bodylessFragments;
+    stats.nonFiniteBodies = f.nonFiniteBodies + s.removeNonFiniteBalls();
     s.measureBodies(stats);
 
     ++s.steps;

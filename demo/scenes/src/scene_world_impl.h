@@ -58,6 +58,8 @@ struct SceneWorld::Impl
     void applyDueEvents(double stepEnd, StepStats& stats);
     void applyImpulse(const SceneEvent& e, StepStats& stats);
     void measureBodies(StepStats& stats) const;
+    /// Takes the balls whose transform or velocity is not finite out of the world; returns how many.
+    int removeNonFiniteBalls();
     // The post-tick callback: FractureSystem's work, timed as a whole (impact evaluations that do not
     // break anything cost a deformation solve too, and belong in the fracture column).
     static void tickCallback(btDynamicsWorld* world, btScalar timeStep);

@@ -209,6 +209,43 @@ struct FractureSystem::Impl
         o.bodies.erase(it);
     }
 
+    // A body whose transform or velocity is not finite (an absurd impulse, a degenerate mesh) would turn
+    // an impact into non-finite fragments: it leaves the world before anything reads its contacts, its
+    // pending job is cancelled, and it is counted and logged. Its fragment stays, without a body.
+    void removeNonFiniteBodies()
+    {
+        std::vector<BodyKey> bad;
+        for (const auto& [id, o] : objects)
+            for (const auto& [fragment, b] : o.bodies)
+            {
+                const btRigidBody& body = *b.body;
+                const btTransform& t = body.getWorldTransform();
+                const bool finite = toEigen(t.getOrigin()).allFinite() &&
+                                    toEigen(t.getBasis().getRow(0)).allFinite() &&
+                                    toEigen(t.getBasis().getRow(1)).allFinite() &&
+                                    toEigen(t.getBasis().getRow(2)).allFinite() &&
+                                    toEigen(body.getLinearVelocity()).allFinite() &&
+                                    toEigen(body.getAngularVelocity()).allFinite();
+                if (!finite)
+                    bad.push_back({id, fragment});
+            }
+        for (const BodyKey& key : bad)
+        {
+            Object& o = objects.at(key.object);
+            if (o.job && o.job->fragment == key.fragment)
+            {
+                const std::shared_ptr<FractureJob> job = o.job;
+                jobs.cancel(*job); // a queued job never runs, a running one is waited for
+                takePending(*job);
+            }
+            removeBody(o, key.fragment);
+            ++stepStats.nonFiniteBodies;
+            log("FractureSystem: fragment " + std::to_string(key.fragment) + " of object " +
+                std::to_string(key.object) +
+                " has a non-finite transform or velocity; removed from the world");
+        }
+    }
+
     std::shared_ptr<FractureJob> makeJob(ObjectId id, FragmentId fragment,
                                          std::span<const ImpactForce> forces, Real impulse);
     bool mightBreak(const Object& o, FragmentId fragment, std::span<const ImpactForce> forces) noexcept;
@@ -720,6 +757,7 @@ void FractureSystem::tick(btScalar timeStep)
         for (const auto& [id, o] : s.objects)
             s.stepStats.liveFragments += Index(o.bodies.size());
     };
+    s.removeNonFiniteBodies();
     // The jobs due at this boundary (impact step + latencySteps ≥ 1), in submission order, before this
     // step's impacts: their objects take new impacts again from this step on. They complete even if the
     // system was disabled since.

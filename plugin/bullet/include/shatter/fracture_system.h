@@ -153,7 +153,10 @@ struct FractureStepStats
     Real maxWholeEnergy = 0; ///< largest strain energy of the unbroken fragments evaluated (compare with γ)
     int failedEvents = 0;    ///< evaluations that failed (the body stayed whole)
     int bodylessFragments = 0; ///< new fragments without a body (no enclosed volume or no sphere-tree point)
-    std::string lastError;     ///< the message of the last failure above ("" if none)
+    /// Bodies taken out of the world this step because their transform or velocity was not finite
+    /// (each logged; their fragments stay in the object without a body, and never break).
+    int nonFiniteBodies = 0;
+    std::string lastError; ///< the message of the last failure above ("" if none)
     /// All of onInternalTick on the simulation thread (impacts, submission, waits, updates), ms.
     double mainThreadMs = 0;
     /// Part of mainThreadMs spent on jobs not done by their step (waiting for or running them), ms.

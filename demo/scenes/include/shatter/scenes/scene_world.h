@@ -78,6 +78,7 @@ struct StepStats
     int fractureEvents = 0;
     int failedEvents = 0;        ///< fracture pipeline failures this step (the body stayed whole)
     int bodylessFragments = 0;   ///< new fragments that could not become bodies this step
+    int nonFiniteBodies = 0;     ///< bodies whose transform or velocity turned non-finite (taken out)
     int fractureEvaluations = 0; ///< impacts run through the fracture criterion (broken or not)
     int boundRejections = 0;     ///< impacts the cheap bound ruled out before any job (not evaluated)
     int unreadyImpacts = 0;      ///< impacts on fragments younger than fragmentReadySteps (not evaluated)
@@ -115,6 +116,7 @@ struct RunSummary
     std::string stateHash; ///< 16 hex digits over every body's transform and velocity bits, in a stable order
     long failedEvents = 0; ///< fracture pipeline failures (the body stayed whole)
     long bodylessFragments = 0; ///< fragments that could not become bodies
+    long nonFiniteBodies = 0;   ///< bodies that turned non-finite (shatter_run then exits with status 3)
 };
 
 /// Summary of a run's history (SceneWorld::summary computes it from its own history).
