@@ -84,6 +84,7 @@ const BadCase kBadCases[] = {
     {"bad_index.obj", MeshProblem::ReadFailed, true},
     {"bad_index.ply", MeshProblem::ReadFailed, true},
     {"huge_coordinates.obj", MeshProblem::HugeCoordinates, true},
+    {"tiny_tetrahedron.obj", MeshProblem::TooSmall, true},
     {"missing_file.obj", MeshProblem::ReadFailed, false},
 };
 

@@ -56,7 +56,7 @@ std::uint64_t hashSettings(const AssetSettings& options, std::uint64_t seed)
     writer.value(Asset::kFormatVersion);
     writer.value(options.import.repair);
     writer.value(options.import.weldTolerance);
-    writer.value(options.import.maxAbsCoordinate);
+    writer.value(options.import.maxAbsCoordinate); // minSize only accepts or rejects: not in the key
     writer.value(options.tets.maxRadiusEdgeRatio);
     writer.value(options.tets.maxEdgeFactor);
     writer.value(options.gridCellFactor);

@@ -41,6 +41,15 @@ public:
         require(MeshProblem::NonFinite, findNonFiniteVertices(mesh));
         require(MeshProblem::HugeCoordinates, findHugeCoordinates(mesh, options.maxAbsCoordinate));
         const Aabb box = mesh.bounds();
+        if (const Real size = (box.max - box.min).norm(); size < options.minSize)
+        {
+            char text[160];
+            std::snprintf(text, sizeof text,
+                          "the mesh is %g across (bounding-box diagonal), less than ImportSettings::minSize "
+                          "%g; scale it up",
+                          size, options.minSize);
+            fail(MeshProblem::TooSmall, text);
+        }
         report.weldedVertices += weldVertices(mesh, options.weldTolerance * (box.max - box.min).norm());
 
         removeBadTriangles(mesh);
@@ -206,6 +215,9 @@ void checkImportSettings(const ImportSettings& options)
     if (!(options.maxAbsCoordinate > 0))
         throw Error("ImportSettings::maxAbsCoordinate",
                     "must be positive, is " + std::to_string(options.maxAbsCoordinate));
+    if (!(options.minSize >= 0 && options.minSize < options.maxAbsCoordinate))
+        throw Error("ImportSettings::minSize",
+                    "must be in [0, maxAbsCoordinate), is " + std::to_string(options.minSize));
 }
 
 TriMesh checkMesh(TriMesh mesh, const std::string& sourceName, const ImportSettings& options,

@@ -70,6 +70,8 @@ const char* toString(MeshProblem problem)
         return "non-finite coordinates";
     case MeshProblem::HugeCoordinates:
         return "huge coordinates";
+    case MeshProblem::TooSmall:
+        return "too small";
     case MeshProblem::DegenerateTriangles:
         return "degenerate triangles";
     case MeshProblem::DuplicateTriangles:

@@ -21,6 +21,7 @@ enum class MeshProblem
     BadIndices,              ///< a triangle refers to a vertex that does not exist (in-memory meshes)
     NonFinite,               ///< NaN or infinite coordinate
     HugeCoordinates,         ///< |coordinate| > ImportSettings::maxAbsCoordinate
+    TooSmall,                ///< bounding-box diagonal < ImportSettings::minSize
     DegenerateTriangles,     ///< zero area or a repeated vertex
     DuplicateTriangles,      ///< two triangles over the same three vertices
     BoundaryEdges,           ///< edges with one triangle: the surface has holes

@@ -28,6 +28,10 @@ struct ImportSettings
     Real weldTolerance = 1e-9;
     /// Coordinates of larger magnitude are rejected as absurd; file units, > 0, default 1e6.
     Real maxAbsCoordinate = 1e6;
+    /// A mesh whose bounding-box diagonal is smaller is rejected: Bullet's single-precision mass and
+    /// inertia of so small a body underflow and its state turns NaN. File units (metres in scenes),
+    /// in [0, maxAbsCoordinate), default 1e-4.
+    Real minSize = 1e-4;
     /// Look for intersecting triangles, O(n log n); turn off only for meshes known to be clean. Default on.
     bool checkSelfIntersections = true;
 };
