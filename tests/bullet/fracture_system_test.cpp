@@ -404,21 +404,42 @@ TEST(FractureSystem, StaticObjectsBreakIntoDynamicFragments)
 
 // Nothing throws through Bullet: an event whose pipeline throws inside the post-tick callback leaves
 // the body whole, the step completes, and the failure is counted, kept and logged.
-TEST(FractureSystem, AFailingEventInsideAStepIsReportedNotThrown)
+// A floor, a FractureSystem whose log is kept, and a plate 1 cm above the floor falling as from 4 m: it
+// would break.
+struct LoggedPlateDrop
 {
     BulletWorld world;
-    world.addGroundPlane(0);
+    btRigidBody* ground = world.addGroundPlane(0);
     std::vector<std::string> logged;
-    FractureSystemSettings settings;
-    settings.log = [&](const std::string& message)
+    FractureSystem system{world.world(), world.collision(), loggingSettings()};
+    ObjectSettings falling = fallingFrom(4.0);
+    ObjectId plate =
+        system.addObject(bulletAsset("plate.obj"), glass(), placement(Vec3(0, 0.01, 0)), falling);
+
+private:
+    FractureSystemSettings loggingSettings()
     {
-        logged.push_back(message);
-    };
-    FractureSystem system(world.world(), world.collision(), settings);
-    ObjectSettings options;
-    options.linearVelocity = Vec3(0, -std::sqrt(2 * 9.81 * 4.0), 0); // a 4 m drop: it would break
-    const ObjectId plate =
-        system.addObject(bulletAsset("plate.obj"), glass(), placement(Vec3(0, 0.01, 0)), options);
+        FractureSystemSettings settings;
+        settings.log = [this](const std::string& message)
+        {
+            logged.push_back(message);
+        };
+        return settings;
+    }
+    static ObjectSettings fallingFrom(Real height)
+    {
+        ObjectSettings options;
+        options.linearVelocity = Vec3(0, -std::sqrt(2 * 9.81 * height), 0);
+        return options;
+    }
+};
+
+TEST(FractureSystem, AFailingEventInsideAStepIsReportedNotThrown)
+{
+    LoggedPlateDrop drop;
+    BulletWorld& world = drop.world;
+    FractureSystem& system = drop.system;
+    const ObjectId plate = drop.plate;
     // Corrupt the material behind addObject's check (only in-tree code can): every pipeline run now
     // throws shatter::Error from inside stepSimulation's post-tick callback.
     const_cast<Material&>(system.material(plate)).youngsModulus = -1;
@@ -432,28 +453,19 @@ TEST(FractureSystem, AFailingEventInsideAStepIsReportedNotThrown)
             EXPECT_FALSE(system.lastStepStats().lastError.empty());
         }
     }
-    expectFailuresReportedNotApplied(system, plate, failed, logged);
+    expectFailuresReportedNotApplied(system, plate, failed, drop.logged);
 }
 
 // A body whose state turns non-finite (an absurd impulse, a degenerate mesh) leaves the world before its
 // contacts are read, counted and logged, and never breaks: its impact would make non-finite fragments.
 TEST(FractureSystem, NonFiniteBodiesAreRemovedCountedAndNeverBroken)
 {
-    BulletWorld world;
-    world.addGroundPlane(0);
-    std::vector<std::string> logged;
-    FractureSystemSettings settings;
-    settings.log = [&](const std::string& message)
-    {
-        logged.push_back(message);
-    };
-    FractureSystem system(world.world(), world.collision(), settings);
-    ObjectSettings options;
-    options.linearVelocity = Vec3(0, -std::sqrt(2 * 9.81 * 4.0), 0); // a 4 m drop: it would break
-    const ObjectId plate =
-        system.addObject(bulletAsset("plate.obj"), glass(), placement(Vec3(0, 0.01, 0)), options);
+    LoggedPlateDrop drop;
+    BulletWorld& world = drop.world;
+    FractureSystem& system = drop.system;
+    const ObjectId plate = drop.plate;
     const ObjectId brick =
-        system.addObject(bulletAsset("brick.obj"), glass(), placement(Vec3(1, 0.01, 0)), options);
+        system.addObject(bulletAsset("brick.obj"), glass(), placement(Vec3(1, 0.01, 0)), drop.falling);
     system.bodies(plate).at(0)->setLinearVelocity(btVector3(std::nanf(""), 0, 0));
     system.bodies(brick).at(0)->setAngularVelocity(
         btVector3(0, std::numeric_limits<btScalar>::infinity(), 0));
@@ -469,8 +481,8 @@ TEST(FractureSystem, NonFiniteBodiesAreRemovedCountedAndNeverBroken)
     EXPECT_TRUE(system.bodies(plate).empty());
     EXPECT_TRUE(system.bodies(brick).empty());
     EXPECT_EQ(world.world().getNumCollisionObjects(), 1) << "only the ground is left";
-    ASSERT_EQ(logged.size(), 2u);
-    for (const std::string& message : logged)
+    ASSERT_EQ(drop.logged.size(), 2u);
+    for (const std::string& message : drop.logged)
         EXPECT_NE(message.find("non-finite transform or velocity"), std::string::npos) << message;
 }
 
