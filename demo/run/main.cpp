@@ -51,7 +51,11 @@ int run(int argc, char** argv)
                                                 shatter::RestructureMethod::Sca2012,
                                                 shatter::RestructureMethod::Rebuild},
                                                &restructureName));
-    app.add_option("--seed", options.seed, "Seed of the fracture patterns");
+    app.add_option("--seed", options.seed, "Seed of the fracture patterns")
+        ->check(CLI::Validator(
+            [](const std::string& text) // an unsigned option would take -1 as 2^64 - 1
+            { return text.find('-') == std::string::npos ? std::string() : "must not be negative"; },
+            "UINT"));
     app.add_flag("--no-fracture", noFracture, "Nothing breaks");
     app.add_option("--workers", options.workers,
                    "Fracture job threads (0: inline at submission; default: the scene's, else 1)")

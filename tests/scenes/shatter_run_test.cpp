@@ -116,6 +116,8 @@ TEST(ShatterRun, BadInputEndsWithAnErrorNotACrash)
         {kBad + "not_json.json", "invalid JSON at line 5"},
         {kBad + "bad_toughness.json", "/objects/1/material/toughness: must be > 0"},
         {"", "no scene given"},
+        {"test_brick_drop --seed -1", "--seed: must not be negative"},
+        {kBad, "is a directory, not a scene file"},
         {"test_brick_drop --steps 1 --json /proc/no/such/dir/s.json", "cannot be opened for writing"},
     };
     for (const auto& c : cases)

@@ -32,6 +32,10 @@ ls "$scratch/cache" | grep -Eq '^brick-[0-9a-f]{16}\.shatter$' || fail "keyed na
 cp "$src/assets/meshes/brick.obj" "$scratch/renamed.obj"
 "$tool" build "$scratch/renamed.obj" --cache-dir "$scratch/cache" | grep -q "is up to date" || fail "renamed copy rebuilt"
 
+# --repair says what it changed.
+"$tool" build "$src/tests/data/bad/inconsistent_orientation.obj" --repair -o "$scratch/repaired.shatter" >"$scratch/repair.out"
+grep -q "^import: made the winding consistent by flipping 1 triangle" "$scratch/repair.out" || fail "repair notes: $(cat "$scratch/repair.out")"
+
 # A mesh whose file name is not UTF-8 (legal on Linux): the asset's name is its stem, and build and info
 # print it with U+FFFD instead of aborting after the cache was written.
 odd="$scratch/b$(printf '\xff\xfe')d.obj"

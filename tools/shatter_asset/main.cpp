@@ -94,6 +94,8 @@ int build(const std::string& input, const std::string& output, const shatter::As
         std::printf("%s is up to date\n", output.c_str());
     else
         std::printf("built %s (%s) in %.2f s\n", output.c_str(), result.rebuildReason.c_str(), seconds);
+    for (const std::string& note : result.importNotes)
+        std::printf("import: %s\n", note.c_str());
     std::printf("%s\n", text(describe(*result.asset)).c_str());
     return 0;
 }

@@ -281,6 +281,8 @@ Scene parseScene(const std::string& text, const std::filesystem::path& file)
 
 Scene loadScene(const std::filesystem::path& file)
 {
+    if (std::error_code ec; std::filesystem::is_directory(file, ec))
+        throw Error(file.string(), "is a directory, not a scene file");
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw Error(file.string(), std::filesystem::exists(file) ? "cannot be read" : "no such file");

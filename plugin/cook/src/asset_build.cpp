@@ -136,11 +136,14 @@ Asset cookAsset(TriMesh mesh, const std::string& name, const AssetSettings& opti
 }
 
 Asset cookAssetFile(const std::filesystem::path& meshFile, const AssetSettings& options,
-                    const ProgressCallback& progress)
+                    const ProgressCallback& progress, std::vector<std::string>* notes)
 {
     if (progress)
         progress("reading mesh", 0.0);
-    TriMesh mesh = importMesh(meshFile, options.import);
+    ImportReport report;
+    TriMesh mesh = importMesh(meshFile, options.import, &report);
+    if (notes)
+        *notes = std::move(report.notes);
     Asset asset = cookAsset(std::move(mesh), meshFile.stem().string(), options, progress);
     asset.sourceHash = assetContentKey(meshFile, options);
     return asset;
@@ -155,7 +158,8 @@ std::uint64_t assetContentKey(const std::filesystem::path& meshFile, const Asset
 }
 
 Asset loadOrCookAsset(const std::filesystem::path& meshFile, const std::filesystem::path& cacheFile,
-                      const AssetSettings& options, const ProgressCallback& progress, std::string* why)
+                      const AssetSettings& options, const ProgressCallback& progress, std::string* why,
+                      std::vector<std::string>* notes)
 {
     std::string reason;
     if (!std::filesystem::exists(cacheFile))
@@ -180,7 +184,7 @@ Asset loadOrCookAsset(const std::filesystem::path& meshFile, const std::filesyst
             reason = std::string("cache unusable: ") + error.what();
         }
     }
-    Asset asset = cookAssetFile(meshFile, options, progress);
+    Asset asset = cookAssetFile(meshFile, options, progress, notes);
     asset.save(cacheFile);
     if (why)
         *why = reason;
@@ -243,8 +247,8 @@ AssetBuildResult capture(const std::string& source, Body&& body)
 AssetBuildResult buildAsset(const std::filesystem::path& meshFile, const AssetSettings& settings,
                             const ProgressCallback& progress)
 {
-    return capture(meshFile.string(),
-                   [&](AssetBuildResult&) { return cookAssetFile(meshFile, settings, progress); });
+    return capture(meshFile.string(), [&](AssetBuildResult& result)
+                   { return cookAssetFile(meshFile, settings, progress, &result.importNotes); });
 }
 
 AssetBuildResult buildAsset(TriMesh mesh, const std::string& name, const AssetSettings& settings,
@@ -259,8 +263,10 @@ AssetBuildResult loadOrBuildAsset(const std::filesystem::path& meshFile,
                                   const ProgressCallback& progress)
 {
     return capture(meshFile.string(),
-                   [&](AssetBuildResult& result) {
-                       return loadOrCookAsset(meshFile, cacheFile, settings, progress, &result.rebuildReason);
+                   [&](AssetBuildResult& result)
+                   {
+                       return loadOrCookAsset(meshFile, cacheFile, settings, progress, &result.rebuildReason,
+                                              &result.importNotes);
                    });
 }
 

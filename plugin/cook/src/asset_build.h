@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace shatter
 {
@@ -22,16 +23,18 @@ namespace shatter
 Asset cookAsset(TriMesh mesh, const std::string& name, const AssetSettings& settings = {},
                 const ProgressCallback& progress = {});
 /// Imports a mesh file (anything assimp reads) and builds the asset from it; its content key is
-/// assetContentKey(meshFile, settings). Throws shatter::Error naming the file.
+/// assetContentKey(meshFile, settings). `notes` (optional) receives what the import changed or noted
+/// (ImportReport::notes: the repairs, ignored vertices). Throws shatter::Error naming the file.
 Asset cookAssetFile(const std::filesystem::path& meshFile, const AssetSettings& settings = {},
-                    const ProgressCallback& progress = {});
+                    const ProgressCallback& progress = {}, std::vector<std::string>* notes = nullptr);
 
 /// Loads `cacheFile` if it is valid and holds the content key of `meshFile` with `settings` (then the
 /// asset takes `meshFile`'s stem as its name, since the key ignores names); otherwise builds the asset,
-/// saves it and returns it. `why` (optional) receives the reason for a rebuild, empty after a load.
-/// Throws shatter::Error when the build or the save fails.
+/// saves it and returns it. `why` (optional) receives the reason for a rebuild, empty after a load;
+/// `notes` (optional) the import's notes of a build (see cookAssetFile), empty after a load. Throws
+/// shatter::Error when the build or the save fails.
 Asset loadOrCookAsset(const std::filesystem::path& meshFile, const std::filesystem::path& cacheFile,
                       const AssetSettings& settings = {}, const ProgressCallback& progress = {},
-                      std::string* why = nullptr);
+                      std::string* why = nullptr, std::vector<std::string>* notes = nullptr);
 
 } // namespace shatter

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace shatter
 {
@@ -66,6 +67,9 @@ struct AssetBuildResult
     /// loadOrBuildAsset: why the cache file was (re)built ("no cache file yet", "cache unusable: …");
     /// empty when the cache was loaded, and always empty from buildAsset.
     std::string rebuildReason;
+    /// What the import changed or noted, one sentence each (with ImportSettings::repair, the repairs);
+    /// empty when the cache was loaded.
+    std::vector<std::string> importNotes;
 
     bool ok() const { return asset != nullptr; } ///< true when `asset` is set (then `error` is empty)
 };
