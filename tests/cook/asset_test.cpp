@@ -299,6 +299,17 @@ TEST_F(AssetCache, BrokenStructureWithValidChecksumIsRejected)
              --a.sphereTree.nodes[root].childCount;
          },
          "is not reachable"},
+        {"orphan point (in no tree)",
+         [&](Asset& a)
+         {
+             const Index point = Index(a.tetMesh.nodes.size()); // a new node no tet and no tree uses
+             a.tetMesh.nodes.push_back(Vec3(0.01, 0.02, 0.03));
+             a.nodeDistance.push_back(0.1);
+             a.nodeDirection.push_back(Vec3::UnitX());
+             a.pointOrder.push_back(point);
+             a.sphereTree.pointNode.push_back(kInvalidIndex);
+         },
+         "is in no tree"},
         {"point table names another node",
          [&](Asset& a) { a.sphereTree.pointNode[a.sphereTree.nodes[second].point] = root; }, "pointNode"},
         {"NaN radius", [&](Asset& a) { a.sphereTree.nodes[root].radius = nan; }, "finite and >= 0"},
