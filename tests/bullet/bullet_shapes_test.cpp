@@ -274,15 +274,13 @@ TEST(Registration, EveryPairTypeInBothTablesButCompound)
         }
     }
 
-    // Bad settings are caught at registration, and scaling is an error.
+    // Bad settings are caught at registration.
     CollisionSettings bad;
     bad.toleranceFraction = 0;
     EXPECT_THROW((CollisionRegistration{dispatcher, bad}), Error);
     bad = {};
     bad.shellPoints = 0;
     EXPECT_THROW((CollisionRegistration{dispatcher, bad}), Error);
-    EXPECT_THROW(brick.shape->setLocalScaling(btVector3(2, 2, 2)), Error);
-    EXPECT_NO_THROW(brick.shape->setLocalScaling(btVector3(1, 1, 1)));
     EXPECT_THROW(makeFracturableBody(nullptr, 0, Eigen::Isometry3d::Identity()), Error);
     EXPECT_THROW(makeFracturableBody(state, 7, Eigen::Isometry3d::Identity()), Error);
 }
@@ -309,6 +307,35 @@ TEST(Registration, WorksWithADefaultSizedConfiguration)
     EXPECT_NEAR(lowestPoint(body), 0, 1e-3);
     world.removeRigidBody(&body);
     world.removeRigidBody(&groundBody);
+}
+
+// Scaling a compound that holds a fracturable child: Bullet calls the child's setLocalScaling from the
+// compound's, so it must not throw (the compound would be left half scaled). The child stays unscaled,
+// and its pairs fail with a message saying why, counted by the registration; setting the compound back to
+// unit scaling undoes it.
+TEST(Registration, ScalingAFracturableChildIsRefusedAndReported)
+{
+    BulletWorld world;
+    world.addGroundPlane();
+    FracturableBody brick = makeFracturableBody(freshState("brick.obj"), 0, Eigen::Isometry3d::Identity());
+    auto compound = std::make_unique<btCompoundShape>();
+    btCompoundShape& shape = *compound;
+    compound->addChildShape(btTransform::getIdentity(), brick.shape.get());
+    btTransform t = btTransform::getIdentity();
+    t.setOrigin(btVector3(0, 0.005f, 0));
+    world.addBody(std::move(compound), 1.0, t);
+    EXPECT_NO_THROW(shape.setLocalScaling(btVector3(2, 2, 2)));
+    EXPECT_EQ(brick.shape->getLocalScaling(), btVector3(2, 2, 2)) << "the request is kept for the compound";
+    world.step(kDt);
+    const CollisionStatistics stats = world.collision().statistics();
+    EXPECT_GT(stats.failures, 0);
+    EXPECT_NE(stats.lastError.find("local scaling"), std::string::npos) << stats.lastError;
+
+    shape.setLocalScaling(btVector3(1, 1, 1));
+    EXPECT_EQ(brick.shape->getLocalScaling(), btVector3(1, 1, 1));
+    world.collision().resetStatistics();
+    world.step(kDt);
+    EXPECT_EQ(world.collision().statistics().failures, 0) << world.collision().statistics().lastError;
 }
 
 TEST(Multithreaded, SequentialSchedulerMtWorld)

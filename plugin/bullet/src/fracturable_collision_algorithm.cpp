@@ -381,6 +381,12 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
         if (m_kind[i] == kFracturable)
         {
             const auto* shape = static_cast<const FracturableShape*>(wraps[i]->getCollisionShape());
+            if (shape->refusedScaling())
+            {
+                fail("FracturableShape: local scaling other than (1, 1, 1) is not supported (the sphere tree "
+                     "and distance field are in the asset's units); build the asset from a scaled mesh");
+                return;
+            }
             active = shape->state().alive(shape->fragment());
             if (active && !shape->state().sphereForest().alive(shape->fragment()))
             {

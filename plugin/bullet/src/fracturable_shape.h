@@ -11,10 +11,13 @@
 // wants a diagonal local inertia), so each shape keeps the fixed rigid transform O = material → body.
 // A material point x is at T·O·x in the world, T being the body's (or compound child's) world transform.
 //
-// Scaling. Only the identity scaling is accepted: setLocalScaling with anything else throws
-// shatter::Error. A scaled shape would need the sphere tree, the distance field and every distance of
-// Algorithm 1 scaled too (collide() works on rigid transforms); build the asset from a scaled mesh
-// instead, which also keeps the tet quality and ε (TVCG §5.2) in the object's real units.
+// Scaling. Only the identity scaling is supported. A scaled shape would need the sphere tree, the
+// distance field and every distance of Algorithm 1 scaled too (collide() works on rigid transforms);
+// build the asset from a scaled mesh instead, which also keeps the tet quality and ε (TVCG §5.2) in the
+// object's real units. setLocalScaling cannot throw (Bullet calls it, e.g. from a compound's own
+// setLocalScaling, and would be left half done): it records the request (getLocalScaling returns it, so
+// a compound set back to its old scaling sets the child back to 1) but the geometry stays unscaled, and
+// every pair of the shape fails with a message saying so (counted and logged by the registration).
 //
 // Threading: immutable after construction; every const method is safe from several threads at once.
 #pragma once
@@ -90,8 +93,13 @@ public:
     void getBoundingSphere(btVector3 & center, btScalar & radius) const override;
     btScalar getAngularMotionDisc() const override;
     btScalar getContactBreakingThreshold(btScalar defaultContactThresholdFactor) const override;
-    /// Throws shatter::Error for anything but (1, 1, 1); see the file comment.
+    /// Records the request; anything but (1, 1, 1) is refused (refusedScaling); see the file comment.
     void setLocalScaling(const btVector3& scaling) override;
+    /// True after setLocalScaling asked for anything but (1, 1, 1), until it asks for (1, 1, 1) again.
+    bool refusedScaling() const
+    {
+        return m_refusedScaling;
+    }
     const btVector3& getLocalScaling() const override
     {
         return m_localScaling;
@@ -132,6 +140,7 @@ private:
     Aabb m_localBounds;                    // tight body-frame box of the surface
     Real m_boundingRadius = 0;
     btVector3 m_localScaling;
+    bool m_refusedScaling = false;
 };
 
 } // namespace shatter
