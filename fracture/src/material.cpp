@@ -45,8 +45,12 @@ Material glass()
 
 void checkMaterial(const Material& material, Index tetCount, const std::string& source)
 {
-    requirePositive(source, "density", material.density);
-    requirePositive(source, "youngsModulus", material.youngsModulus);
+    // Sane ranges: outside them a body's mass or stiffness is a typo, and single-precision Bullet or the
+    // solve would lose it (a density of 1e-300 made a static body).
+    if (!(material.density >= 1e-3 && material.density <= 1e6))
+        fail(source, "density", "must lie in [1e-3, 1e6] kg/m^3 (got " + show(material.density) + ")");
+    if (!(material.youngsModulus > 0 && material.youngsModulus <= 1e13))
+        fail(source, "youngsModulus", "must lie in (0, 1e13] Pa (got " + show(material.youngsModulus) + ")");
     // ν → 0.5 makes λ = Eν/((1+ν)(1−2ν)) blow up (incompressible locking in P1 tets); ν ≤ −1 makes μ ≤ 0.
     if (!std::isfinite(material.poissonRatio) || material.poissonRatio <= -1 || material.poissonRatio >= 0.5)
         fail(source, "poissonRatio", "must lie in (-1, 0.5) (got " + show(material.poissonRatio) + ")");

@@ -363,6 +363,17 @@ TEST(FractureSystem, BookkeepingAndTheEnabledSwitch)
     bad.youngsModulus = -1;
     EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), bad, placement(Vec3::Zero())), Error);
     EXPECT_THROW(system.addObject(nullptr, glass(), placement(Vec3::Zero())), Error);
+    // Values a double allows but no body means: out of the documented ranges, or not a rigid placement.
+    Material feather = glass();
+    feather.density = 1e-300; // used to make a static body
+    EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), feather, placement(Vec3::Zero())), Error);
+    ObjectSettings fast;
+    fast.linearVelocity = Vec3(0, -1e30, 0); // used to fracture into non-finite fragments
+    EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), glass(), placement(Vec3::Zero()), fast), Error);
+    EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), glass(), placement(Vec3(0, 1e30, 0))), Error);
+    Eigen::Isometry3d scaled = placement(Vec3::Zero());
+    scaled.linear() *= 2;
+    EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), glass(), scaled), Error);
     const Vec3 p = Vec3::Zero();
     EXPECT_THROW(system.breakWithImpulses(b, 5, std::span(&p, 1), std::span(&p, 1), kDt), Error);
     EXPECT_THROW(system.breakWithImpulses(b, 0, std::span(&p, 1), {}, kDt), Error);

@@ -586,9 +586,21 @@ ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Mat
     if (!asset)
         throw Error("FractureSystem::addObject", "null asset");
     checkMaterial(material, asset->tetMesh.tetCount(), "FractureSystem::addObject material");
-    if (!placement.matrix().allFinite() || !options.linearVelocity.allFinite() ||
-        !options.angularVelocity.allFinite())
-        throw Error("FractureSystem::addObject", "placement and velocities must be finite");
+    // Sane ranges (ObjectSettings): beyond them single-precision Bullet turns the body non-finite.
+    constexpr Real kMaxCoordinate = 1e6, kMaxSpeed = 1e4, kRotationSlack = 1e-4;
+    if (!placement.matrix().allFinite() || !(placement.translation().cwiseAbs().maxCoeff() <= kMaxCoordinate))
+        throw Error("FractureSystem::addObject", "placement must be finite, its translation within ±1e6 m");
+    const Mat3 r = placement.linear();
+    if (!((r.transpose() * r - Mat3::Identity()).cwiseAbs().maxCoeff() <= kRotationSlack &&
+          r.determinant() > 0))
+        throw Error(
+            "FractureSystem::addObject",
+            "placement must be a rigid transform (a rotation, no scaling or mirroring: build the asset "
+            "from a scaled mesh instead)");
+    if (!(options.linearVelocity.cwiseAbs().maxCoeff() <= kMaxSpeed) ||
+        !(options.angularVelocity.cwiseAbs().maxCoeff() <= kMaxSpeed))
+        throw Error("FractureSystem::addObject",
+                    "velocities must be finite, each component within ±1e4 (m/s, rad/s)");
     if (!(options.friction >= 0) || !(options.restitution >= 0))
         throw Error("FractureSystem::addObject", "friction and restitution must be >= 0");
 

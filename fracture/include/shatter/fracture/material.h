@@ -29,8 +29,8 @@ struct MetricWarp
 
 struct Material
 {
-    Real density = 2400;        ///< kg/m³
-    Real youngsModulus = 5e10;  ///< Pa
+    Real density = 2400;        ///< kg/m³, in [1e-3, 1e6]
+    Real youngsModulus = 5e10;  ///< Pa, in (0, 1e13]
     Real poissonRatio = 0.2;    ///< in (−1, 0.5)
     Real toughness = 1.0;       ///< γ: fracture threshold on the distance-weighted energy E_D (CVD eq. 1-2)
     Real energyExponent = 1.0;  ///< α: node weights are W^α (CVD §3.4, Fig. 5); 0 ignores the deformation

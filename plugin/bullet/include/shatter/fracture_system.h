@@ -118,9 +118,9 @@ struct ObjectSettings
 {
     /// False: a static body (mass 0) that still breaks into dynamic fragments; default true.
     bool dynamic = true;
-    /// Initial velocity, world frame, m/s; default zero.
+    /// Initial velocity, world frame, m/s, each component within ±1e4; default zero.
     Eigen::Vector3d linearVelocity = Eigen::Vector3d::Zero();
-    /// Initial angular velocity, world frame, rad/s; default zero.
+    /// Initial angular velocity, world frame, rad/s, each component within ±1e4; default zero.
     Eigen::Vector3d angularVelocity = Eigen::Vector3d::Zero();
     /// Bullet friction of the object and its fragments, ≥ 0; default 0.5.
     Real friction = 0.5;
@@ -181,8 +181,9 @@ public:
     FractureSystem(const FractureSystem&) = delete;
     FractureSystem& operator=(const FractureSystem&) = delete;
 
-    /// Adds an unbroken object of `asset` with its material frame at `placement` (world), as one body;
-    /// prepares its deformation model now, not at the first impact. Throws shatter::Error for bad input.
+    /// Adds an unbroken object of `asset` with its material frame at `placement` (world, a rigid
+    /// transform, translation within ±1e6 m), as one body; prepares its deformation model now, not at the
+    /// first impact. Throws shatter::Error for bad input.
     ObjectId addObject(std::shared_ptr<const Asset> asset, const Material& material,
                        const Eigen::Isometry3d& placement, const ObjectSettings& settings = {});
     /// Removes the object's bodies from the world and forgets it; its pending job is cancelled (waited
