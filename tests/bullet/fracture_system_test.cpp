@@ -365,10 +365,10 @@ TEST(FractureSystem, BookkeepingAndTheEnabledSwitch)
     EXPECT_THROW(system.addObject(nullptr, glass(), placement(Vec3::Zero())), Error);
     // Values a double allows but no body means: out of the documented ranges, or not a rigid placement.
     Material feather = glass();
-    feather.density = 1e-300; // used to make a static body
+    feather.density = 1e-300; // a mass Bullet would take for a static body
     EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), feather, placement(Vec3::Zero())), Error);
     ObjectSettings fast;
-    fast.linearVelocity = Vec3(0, -1e30, 0); // used to fracture into non-finite fragments
+    fast.linearVelocity = Vec3(0, -1e30, 0); // beyond what single precision integrates
     EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), glass(), placement(Vec3::Zero()), fast), Error);
     EXPECT_THROW(system.addObject(bulletAsset("brick.obj"), glass(), placement(Vec3(0, 1e30, 0))), Error);
     Eigen::Isometry3d scaled = placement(Vec3::Zero());

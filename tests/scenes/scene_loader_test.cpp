@@ -73,8 +73,8 @@ INSTANTIATE_TEST_SUITE_P(
         return name.substr(0, name.find('.'));
     });
 
-// Values that a plain JSON parse accepts but no scene means: a key given twice (the last one used to win
-// silently), a number no double holds, and magnitudes outside the documented ranges (docs/scenes.md),
+// Values that a plain JSON parse accepts but no scene means: a key given twice (a plain parse keeps the
+// last copy), a number no double holds, and magnitudes outside the documented ranges (docs/scenes.md),
 // each an error naming the file, the JSON pointer and the range.
 TEST(SceneLoader, DuplicateKeysOverflowAndOutOfRangeValuesAreErrors)
 {

@@ -37,7 +37,7 @@ cp "$src/assets/meshes/brick.obj" "$scratch/renamed.obj"
 grep -q "^import: made the winding consistent by flipping 1 triangle" "$scratch/repair.out" || fail "repair notes: $(cat "$scratch/repair.out")"
 
 # A mesh whose file name is not UTF-8 (legal on Linux): the asset's name is its stem, and build and info
-# print it with U+FFFD instead of aborting after the cache was written.
+# print it with U+FFFD.
 odd="$scratch/b$(printf '\xff\xfe')d.obj"
 cp "$src/assets/meshes/brick.obj" "$odd"
 "$tool" build "$odd" -o "$scratch/odd.shatter" >"$scratch/odd.out" || fail "non-UTF-8 name: build failed"

@@ -31,7 +31,7 @@ namespace
 {
 
 // JSON as text. An asset's name is its mesh file's stem, which need not be UTF-8: such bytes print as
-// U+FFFD instead of aborting the program after the cache was written.
+// U+FFFD (nlohmann's plain dump throws on them).
 std::string text(const nlohmann::json& j)
 {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
