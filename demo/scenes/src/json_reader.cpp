@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace shatter::scenes
 {
@@ -54,9 +55,9 @@ std::string lineAndColumn(const std::string& text, std::size_t byte)
 struct ParseFrame
 {
     bool array = false;
-    long index = -1;               // array: the current element
-    std::string key;               // object: the current member
-    std::vector<std::string> keys; // object: the members seen so far
+    long index = -1;            // array: the current element
+    std::string key;            // object: the current member
+    std::set<std::string> keys; // object: the members seen so far (a set: a hostile file may hold many)
 };
 
 } // namespace
@@ -94,9 +95,8 @@ nlohmann::json parseJson(const std::string& text, const std::filesystem::path& f
         {
             ParseFrame& f = frames.back();
             f.key = parsed.get<std::string>();
-            if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end())
+            if (!f.keys.insert(f.key).second)
                 throw Error(file.string(), pointer() + ": duplicate key \"" + f.key + "\"");
-            f.keys.push_back(f.key);
             break;
         }
         case Event::value:
