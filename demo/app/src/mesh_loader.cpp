@@ -54,6 +54,18 @@ std::vector<std::string> BackgroundJobs::takeWarnings()
     return std::exchange(warnings, {});
 }
 
+void BackgroundJobs::reportAssetsThroughJobs(scenes::RunSettings& options)
+{
+    options.assetProgress = [this](std::string_view stage, double fraction)
+    {
+        report(stage, fraction);
+    };
+    options.assetWarning = [this](std::string_view message)
+    {
+        warn(message);
+    };
+}
+
 void BackgroundJobs::launch(std::string what, std::function<void(JobResult&)> work)
 {
     wait();
@@ -94,14 +106,7 @@ bool BackgroundJobs::startScene(scenes::Scene scene, scenes::RunSettings options
     launch(std::move(what),
            [this, scene = std::move(scene), options = std::move(options)](JobResult& out) mutable
            {
-               options.assetProgress = [this](std::string_view stage, double fraction)
-               {
-                   report(stage, fraction);
-               };
-               options.assetWarning = [this](std::string_view message)
-               {
-                   warn(message);
-               };
+               reportAssetsThroughJobs(options);
                report("building assets and world", 0);
                out.world = std::make_unique<scenes::SceneWorld>(scene, options);
                // Later asset builds (user meshes added to this world) report through the jobs too.
@@ -122,14 +127,7 @@ bool BackgroundJobs::startMesh(const std::filesystem::path& file, scenes::SceneO
                report("validating " + file.filename().string(), 0);
                ImportReport importReport;
                importMesh(file, ImportSettings{}, &importReport); // throws MeshError naming the defect
-               options.assetProgress = [this](std::string_view stage, double fraction)
-               {
-                   report(stage, fraction);
-               };
-               options.assetWarning = [this](std::string_view message)
-               {
-                   warn(message);
-               };
+               reportAssetsThroughJobs(options);
                // A world with just this object builds the asset into the scene library's per-process
                // cache, so adding it to the running world afterwards is immediate.
                scenes::Scene probe;

@@ -60,6 +60,9 @@ private:
     void launch(std::string what, std::function<void(JobResult&)> work);
     void report(std::string_view stage, double fraction);
     void warn(std::string_view message);
+    /// Points the options' asset progress and warnings at this object (the world keeps them for later
+    /// asset builds, so they must not point into one job).
+    void reportAssetsThroughJobs(scenes::RunSettings& options);
 
     std::thread worker;
     std::atomic<bool> running{false};

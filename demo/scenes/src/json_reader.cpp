@@ -223,13 +223,17 @@ int JsonNode::integer() const
     return int(v);
 }
 
-double JsonNode::number(double lo, double hi) const
+double JsonNode::number(double lo, std::optional<double> hi, bool loExclusive) const
 {
-    const double v = number();
-    if (v < lo || v > hi)
-        fail("must be >= " + nlohmann::json(lo).dump() + " and <= " + nlohmann::json(hi).dump() + ", found " +
-             json->dump());
-    return v;
+    const double x = number();
+    if (!(loExclusive ? x > lo : x >= lo) || (hi && x > *hi))
+    {
+        std::string range = std::string(loExclusive ? "> " : ">= ") + nlohmann::json(lo).dump();
+        if (hi)
+            range += " and <= " + nlohmann::json(*hi).dump();
+        fail("must be " + range + ", found " + json->dump());
+    }
+    return x;
 }
 
 int JsonNode::integer(int lo, int hi) const
@@ -300,19 +304,8 @@ void readOptional(const JsonNode& object, const char* key, std::string& out)
 void readOptionalInRange(const JsonNode& object, const char* key, double& out, double lo,
                          std::optional<double> hi, bool loExclusive)
 {
-    const std::optional<JsonNode> v = object.find(key);
-    if (!v)
-        return;
-    const double x = v->number();
-    const bool lowOk = loExclusive ? x > lo : x >= lo;
-    if (!lowOk || (hi && x > *hi))
-    {
-        std::string range = std::string(loExclusive ? "> " : ">= ") + nlohmann::json(lo).dump();
-        if (hi)
-            range += " and <= " + nlohmann::json(*hi).dump();
-        v->fail("must be " + range + ", found " + v->value().dump());
-    }
-    out = x;
+    if (auto v = object.find(key))
+        out = v->number(lo, hi, loExclusive);
 }
 
 } // namespace shatter::scenes

@@ -47,8 +47,9 @@ public:
     void allowOnly(std::initializer_list<const char*> keys) const;
 
     double number() const; ///< any finite number
-    /// number() in [lo, hi]; the message names the bounds.
-    double number(double lo, double hi) const;
+    /// number() with lo ≤ value (lo < value if loExclusive) and value ≤ hi when given; the message names
+    /// the bounds.
+    double number(double lo, std::optional<double> hi = std::nullopt, bool loExclusive = false) const;
     int integer() const; ///< an integral number that fits an int
     /// integer() in [lo, hi]; the message names the bounds.
     int integer(int lo, int hi) const;

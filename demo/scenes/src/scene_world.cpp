@@ -22,6 +22,7 @@
 
 #include "object_state.h"
 
+#include "bullet_convert.h"
 #include "comparison_variants.h"
 #include "shatter/collision.h"
 #include "shatter/error.h"
@@ -181,26 +182,16 @@ void SceneWorld::Impl::teardown()
 
 int SceneWorld::Impl::removeNonFiniteBalls()
 {
-    const auto nonFinite = [](const Ball& b)
-    {
-        const btRigidBody& body = *b.body;
-        const btTransform& t = body.getWorldTransform();
-        for (const btVector3& v :
-             {t.getOrigin(), t.getBasis().getRow(0), t.getBasis().getRow(1), t.getBasis().getRow(2),
-              body.getLinearVelocity(), body.getAngularVelocity()})
-            if (!std::isfinite(v.x()) || !std::isfinite(v.y()) || !std::isfinite(v.z()))
-                return true;
-        return false;
-    };
-    int removed = 0;
-    for (Ball& b : balls)
-        if (nonFinite(b))
-        {
-            world->removeRigidBody(b.body.get());
-            ++removed;
-        }
-    std::erase_if(balls, [&](const Ball& b) { return !b.body->isInWorld(); });
-    return removed;
+    const std::size_t before = balls.size();
+    std::erase_if(balls,
+                  [this](const Ball& b)
+                  {
+                      if (hasFiniteMotion(*b.body))
+                          return false;
+                      world->removeRigidBody(b.body.get());
+                      return true;
+                  });
+    return int(before - balls.size());
 }
 
 void SceneWorld::Impl::measureBodies(StepStats& stats) const

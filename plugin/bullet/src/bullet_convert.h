@@ -5,6 +5,7 @@
 
 #include "shatter/math.h"
 
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btTransform.h>
 #include <LinearMath/btVector3.h>
 
@@ -50,6 +51,15 @@ inline Eigen::Isometry3d toEigen(const btTransform& t)
     r.linear() = q.toRotationMatrix();
     r.translation() = toEigen(t.getOrigin());
     return r;
+}
+
+/// True if the body's transform and velocities are all finite (a body's state turns NaN for good once
+/// one of them does).
+inline bool hasFiniteMotion(const btRigidBody& body)
+{
+    const btTransform& t = body.getWorldTransform();
+    return toEigen(t.getBasis()).allFinite() && toEigen(t.getOrigin()).allFinite() &&
+           toEigen(body.getLinearVelocity()).allFinite() && toEigen(body.getAngularVelocity()).allFinite();
 }
 
 } // namespace shatter

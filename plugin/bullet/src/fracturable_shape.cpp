@@ -127,7 +127,6 @@ void FracturableShape::setLocalScaling(const btVector3& scaling)
     // Kept as asked, so that a compound's bookkeeping (child scale = old child scale × new / old) undoes
     // it when the compound is set back; the collision geometry stays unscaled.
     m_localScaling = scaling;
-    m_refusedScaling = scaling.x() != btScalar(1) || scaling.y() != btScalar(1) || scaling.z() != btScalar(1);
 }
 
 void FracturableShape::calculateLocalInertia(btScalar mass, btVector3& inertia) const

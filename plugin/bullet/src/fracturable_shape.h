@@ -98,7 +98,7 @@ public:
     /// True after setLocalScaling asked for anything but (1, 1, 1), until it asks for (1, 1, 1) again.
     bool refusedScaling() const
     {
-        return m_refusedScaling;
+        return m_localScaling != btVector3(1, 1, 1);
     }
     const btVector3& getLocalScaling() const override
     {
@@ -139,8 +139,7 @@ private:
     std::vector<btVector3> m_bodyVertices; // surface vertices in the body frame
     Aabb m_localBounds;                    // tight body-frame box of the surface
     Real m_boundingRadius = 0;
-    btVector3 m_localScaling;
-    bool m_refusedScaling = false;
+    btVector3 m_localScaling; // as asked; the geometry is never scaled (see the file comment)
 };
 
 } // namespace shatter

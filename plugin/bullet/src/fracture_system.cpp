@@ -217,18 +217,8 @@ struct FractureSystem::Impl
         std::vector<BodyKey> bad;
         for (const auto& [id, o] : objects)
             for (const auto& [fragment, b] : o.bodies)
-            {
-                const btRigidBody& body = *b.body;
-                const btTransform& t = body.getWorldTransform();
-                const bool finite = toEigen(t.getOrigin()).allFinite() &&
-                                    toEigen(t.getBasis().getRow(0)).allFinite() &&
-                                    toEigen(t.getBasis().getRow(1)).allFinite() &&
-                                    toEigen(t.getBasis().getRow(2)).allFinite() &&
-                                    toEigen(body.getLinearVelocity()).allFinite() &&
-                                    toEigen(body.getAngularVelocity()).allFinite();
-                if (!finite)
+                if (!hasFiniteMotion(*b.body))
                     bad.push_back({id, fragment});
-            }
         for (const BodyKey& key : bad)
         {
             Object& o = objects.at(key.object);

@@ -41,7 +41,8 @@ public:
         require(MeshProblem::NonFinite, findNonFiniteVertices(mesh));
         require(MeshProblem::HugeCoordinates, findHugeCoordinates(mesh, options.maxAbsCoordinate));
         const Aabb box = mesh.bounds();
-        if (const Real size = (box.max - box.min).norm(); size < options.minSize)
+        const Real size = (box.max - box.min).norm();
+        if (size < options.minSize)
         {
             char text[160];
             std::snprintf(text, sizeof text,
@@ -50,7 +51,7 @@ public:
                           size, options.minSize);
             fail(MeshProblem::TooSmall, text);
         }
-        report.weldedVertices += weldVertices(mesh, options.weldTolerance * (box.max - box.min).norm());
+        report.weldedVertices += weldVertices(mesh, options.weldTolerance * size);
 
         removeBadTriangles(mesh);
         EdgeTable edges(mesh);

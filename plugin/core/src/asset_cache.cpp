@@ -166,10 +166,9 @@ Asset readPayload(BinaryReader& r)
     // without further checks, so a cycle, an orphan or a sphere that misses its children must stop here.
     asset.sphereTree.points = asset.tetMesh.nodes;
     SphereTreeCheck treeCheck;
-    Real extent = 0;
-    for (const Vec3& p : asset.tetMesh.nodes)
-        extent = std::max(extent, p.cwiseAbs().maxCoeff());
-    treeCheck.tolerance = kContainmentSlack * (1 + extent);
+    const Aabb box = asset.surface.bounds(); // the tet nodes lie inside the surface
+    treeCheck.tolerance =
+        kContainmentSlack * (1 + std::max(box.min.cwiseAbs().maxCoeff(), box.max.cwiseAbs().maxCoeff()));
     treeCheck.closestParents = false;
     if (const std::string problem = checkSphereTree(asset.sphereTree, treeCheck); !problem.empty())
         r.fail("sphere tree: " + problem);
