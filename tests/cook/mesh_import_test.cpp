@@ -213,6 +213,52 @@ TEST(MeshImport, CavityIsPartOfTheObjectAndFacesInward)
     EXPECT_EQ(inverted.flippedTriangles, 24u);
 }
 
+// The OBJ reader: every corner form, negative indices, continued lines, comments and skipped statements
+// give the same mesh as plain "v"/"f" lines; bad corners and indices name the line.
+TEST(MeshImport, ObjCornerFormsAndErrorsNameTheLine)
+{
+    const std::filesystem::path scratch = test::scratchDir("MeshImport_ObjForms");
+    auto write = [&](const char* name, const std::string& text)
+    {
+        const std::filesystem::path file = scratch / name;
+        std::ofstream(file, std::ios::binary) << text;
+        return file;
+    };
+    const std::string vertices = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n";
+    const TriMesh plain = importMesh(write("plain.obj", vertices + "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"));
+    ASSERT_EQ(plain.triangles.size(), 4u);
+    const TriMesh forms = importMesh(write(
+        "forms.obj",
+        "# a tetrahedron\nmtllib none.mtl\no tet\n" + vertices +
+            "vt 0 0\nvn 0 0 1\ng side\nusemtl glass\ns 1\nf 1/1 3/1 2/1\n"
+            "f 1//1 2//1 4//1 # trailing comment\nf -4/1/1 -1/1/1 \\\n -2/1/1\nl 1 2\np 3\nfo 2 3 4\r\n"));
+    EXPECT_EQ(forms.vertices, plain.vertices);
+    EXPECT_EQ(forms.triangles, plain.triangles);
+
+    struct Case
+    {
+        const char* text;
+        const char* expected;
+    };
+    for (const Case& c : {Case{"v 0 0\nf 1 1 1\n", "fewer than three coordinates on line 1"},
+                          Case{"v 0 x 0\n", "bad vertex coordinate 'x' on line 1"},
+                          Case{"v 0 0 0\nf 1 0 1\n", "bad face corner '0' on line 2"},
+                          Case{"v 0 0 0\nf 1 -2 1\n", "refers back past the first vertex on line 2"},
+                          Case{"v 0 0 0\n\nf 1 9 1\n", "line 3 refers to vertex 9 but the file has 1"}})
+    {
+        try
+        {
+            importMesh(write("bad.obj", c.text));
+            ADD_FAILURE() << c.text << " was accepted";
+        }
+        catch (const MeshError& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what();
+            EXPECT_EQ(e.meshProblem(), MeshProblem::ReadFailed) << e.what();
+        }
+    }
+}
+
 // Deterministic mutations of the good files: import must return or throw MeshError, nothing else.
 TEST(MeshImport, CorruptFilesNeverCrash)
 {

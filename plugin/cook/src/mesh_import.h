@@ -50,7 +50,7 @@ struct ImportReport
 };
 
 /// Reads a mesh file and returns it welded, validated and (with options.repair) repaired. The
-/// format follows the extension: PLY and OFF by Shatter's strict readers; OBJ, STL (ASCII and
+/// format follows the extension: PLY, OFF and OBJ by Shatter's strict readers; STL (ASCII and
 /// binary), glTF and anything else assimp reads through assimp, with polygons triangulated and all
 /// meshes of the scene merged under their node transforms. Vertices come out numbered in order of
 /// first use by the triangles, so a mesh stored in two formats imports identically. Throws

@@ -1,6 +1,7 @@
-// Internal: Shatter's own strict readers for the formats whose assimp loaders crash, hang or read
-// out of bounds on corrupt files (assimp 5.2 aborts on a truncated OFF and segfaults on many
-// mutated binary PLY files). Used by mesh_import.cpp only.
+// Internal: Shatter's own strict readers for the formats whose assimp loaders crash, hang, leak or
+// waste time on corrupt or small files (assimp 5.2 aborts on a truncated OFF, segfaults on many
+// mutated binary PLY files, and its OBJ loader fills a 16 MB buffer for every file and leaks when it
+// rejects one). Used by mesh_import.cpp only.
 #pragma once
 
 #include "mesh_validate.h"
@@ -25,6 +26,9 @@ namespace shatter::detail
 TriMesh readPly(std::string_view bytes, const std::string& source, Index& skippedFaces);
 /// Same for OFF (ASCII; optional ST/C/N prefixes, extra columns ignored).
 TriMesh readOff(std::string_view bytes, const std::string& source, Index& skippedFaces);
+/// Same for OBJ: `v` and `f` statements (any of the v, v/t, v//n, v/t/n corner forms, negative indices
+/// counting back); other statements are skipped.
+TriMesh readObj(std::string_view bytes, const std::string& source, Index& skippedFaces);
 
 // Helpers shared by the readers.
 
