@@ -9,13 +9,25 @@ function(shatter_set_warnings target)
     endif()
 endfunction()
 
-if(SHATTER_SANITIZE OR SHATTER_SANITIZE_THREAD) # only Release uses -O3
+if(SHATTER_SANITIZE OR SHATTER_SANITIZE_THREAD OR SHATTER_FUZZ) # only Release uses -O3
     string(REPLACE "-O3" "-O2" CMAKE_CXX_FLAGS_RELEASE "${CMAKE_CXX_FLAGS_RELEASE}")
     string(REPLACE "-O3" "-O2" CMAKE_C_FLAGS_RELEASE "${CMAKE_C_FLAGS_RELEASE}")
 endif()
 
 if(SHATTER_SANITIZE)
     add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+    add_link_options(-fsanitize=address,undefined)
+    add_compile_definitions(SHATTER_ENABLE_ASSERTS=1)
+endif()
+
+# The fuzz build instruments everything for libFuzzer's coverage and checks it with ASan and UBSan; the
+# harnesses link libFuzzer's main (tests/fuzz/CMakeLists.txt).
+if(SHATTER_FUZZ)
+    if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+        message(FATAL_ERROR "SHATTER_FUZZ needs clang: configure with CC=clang CXX=clang++")
+    endif()
+    add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                        -fno-sanitize-recover=undefined -g1)
     add_link_options(-fsanitize=address,undefined)
     add_compile_definitions(SHATTER_ENABLE_ASSERTS=1)
 endif()

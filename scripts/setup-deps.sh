@@ -10,6 +10,7 @@ packages=(
     libglfw3-dev libimgui-dev python3-glad xvfb xauth libgl1-mesa-dri
     googletest libgtest-dev libgmock-dev libbenchmark-dev
     python3-matplotlib
+    clang libclang-rt-14-dev
 )
 
 missing=()

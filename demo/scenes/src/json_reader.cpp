@@ -181,15 +181,16 @@ void JsonNode::allowOnly(std::initializer_list<const char*> keys) const
 {
     if (!json->is_object())
         fail(std::string("expected an object, found ") + typeName(*json));
-    for (const auto& [key, value] : json->items())
+    for (const auto& item : json->items())
     {
+        const std::string& key = item.key(); // not a structured binding: clang 14 cannot capture one
         const bool known = std::any_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; });
         if (known)
             continue;
         std::string list;
         for (const char* k : keys)
             list += std::string(list.empty() ? "" : ", ") + k;
-        JsonNode(value, path + "/" + escapeKey(key), *file)
+        JsonNode(item.value(), path + "/" + escapeKey(key), *file)
             .fail("unknown key (expected one of: " + list + ")");
     }
 }

@@ -179,20 +179,25 @@ Asset readPayload(BinaryReader& r)
 
 } // namespace
 
+std::vector<std::byte> assetFileBytes(std::span<const std::byte> payload)
+{
+    BinaryWriter file;
+    for (char c : kMagic)
+        file.value(c);
+    file.value(Asset::kFormatVersion);
+    file.value(std::uint32_t(0));
+    file.value(std::uint64_t(payload.size()));
+    file.value(fnv1a64(payload));
+    std::vector<std::byte> bytes = file.bytes();
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    return bytes;
+}
+
 void Asset::save(const std::filesystem::path& cacheFile) const
 {
     BinaryWriter payload;
     writePayload(*this, payload);
-    BinaryWriter file;
-    for (char c : kMagic)
-        file.value(c);
-    file.value(kFormatVersion);
-    file.value(std::uint32_t(0));
-    file.value(std::uint64_t(payload.bytes().size()));
-    file.value(fnv1a64(payload.bytes()));
-    std::vector<std::byte> bytes = file.bytes();
-    bytes.insert(bytes.end(), payload.bytes().begin(), payload.bytes().end());
-    writeFileBytes(cacheFile.string(), bytes);
+    writeFileBytes(cacheFile.string(), assetFileBytes(payload.bytes()));
 }
 
 Asset Asset::load(const std::filesystem::path& cacheFile)

@@ -10,9 +10,11 @@
 #include "tet_locator.h"
 #include "tet_mesh.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,5 +68,9 @@ struct Asset
     /// naming the file and the problem.
     static Asset load(const std::filesystem::path& cacheFile);
 };
+
+/// A cache file's bytes around `payload`: the header (magic, format version, payload size, checksum)
+/// then the payload. What Asset::save writes; the cache fuzzer wraps its inputs with it.
+std::vector<std::byte> assetFileBytes(std::span<const std::byte> payload);
 
 } // namespace shatter

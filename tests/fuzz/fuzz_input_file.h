@@ -1,0 +1,51 @@
+// The harnesses' input as a file: the importers and loaders under test take paths, and a file is what a
+// user hands them. One file per process (libFuzzer's -jobs and -fork run several processes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace shatter::fuzz
+{
+
+class InputFile
+{
+public:
+    explicit InputFile(const std::string& name)
+        : m_directory(std::filesystem::temp_directory_path() / ("shatter-fuzz-" + std::to_string(::getpid())))
+    {
+        std::filesystem::create_directories(m_directory);
+        m_path = m_directory / name;
+    }
+    ~InputFile()
+    {
+        std::error_code ignored;
+        std::filesystem::remove_all(m_directory, ignored);
+    }
+    InputFile(const InputFile&) = delete;
+    InputFile& operator=(const InputFile&) = delete;
+
+    const std::filesystem::path& path() const { return m_path; }
+    const std::filesystem::path& directory() const { return m_directory; }
+
+    void write(const void* data, std::size_t size) const
+    {
+        std::FILE* file = std::fopen(m_path.c_str(), "wb");
+        if (file == nullptr || (size > 0 && std::fwrite(data, 1, size, file) != size) ||
+            std::fclose(file) != 0)
+        {
+            std::perror(m_path.c_str());
+            std::abort();
+        }
+    }
+
+private:
+    std::filesystem::path m_directory;
+    std::filesystem::path m_path;
+};
+
+} // namespace shatter::fuzz
