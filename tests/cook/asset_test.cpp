@@ -164,6 +164,50 @@ TEST(Asset, BadOptionsAreErrors)
     EXPECT_THROW(cookAsset(test::icosphere(1), "sphere", options), Error);
 }
 
+// A mesh too fine for the size limits fails before TetGen runs (no "tetrahedralizing" stage), with a
+// message naming the setting and the shatter_asset option that changes it; the file's name leads.
+TEST(Asset, TooFineForTheSizeLimitsFailsBeforeTetGen)
+{
+    struct Case
+    {
+        const char* what;
+        std::function<void(AssetSettings&)> limit;
+        const char* expected;
+    };
+    const Case cases[] = {
+        {"tet limit", [](AssetSettings& s) { s.tets.maxTets = 100; }, "shatter_asset build --max-tets "},
+        {"grid limit", [](AssetSettings& s) { s.maxGridPoints = 5000; },
+         "shatter_asset build --cell-factor "},
+        {"grid limit no factor meets", [](AssetSettings& s) { s.maxGridPoints = 100; }, "--max-grid-points"},
+    };
+    const std::filesystem::path brick = std::filesystem::path(SHATTER_SOURCE_DIR) / "assets/meshes/brick.obj";
+    for (const Case& c : cases)
+    {
+        AssetSettings settings;
+        c.limit(settings);
+        bool tetgenRan = false;
+        const AssetBuildResult result =
+            buildAsset(brick, settings,
+                       [&](std::string_view stage, double) { tetgenRan |= stage == "tetrahedralizing"; });
+        EXPECT_FALSE(result.ok()) << c.what;
+        EXPECT_FALSE(tetgenRan) << c.what;
+        EXPECT_NE(result.error.find(c.expected), std::string::npos) << c.what << ": " << result.error;
+        EXPECT_EQ(result.error.rfind(brick.string() + ": ", 0), 0u) << result.error;
+    }
+    // Within the limits the same mesh builds, and TetGen's stage reports progress.
+    AssetSettings settings;
+    double lastTetGenFraction = -1;
+    const AssetBuildResult result = buildAsset(brick, settings,
+                                               [&](std::string_view stage, double f)
+                                               {
+                                                   if (stage == "tetrahedralizing")
+                                                       lastTetGenFraction = f;
+                                               });
+    ASSERT_TRUE(result.ok()) << result.error;
+    EXPECT_GE(lastTetGenFraction, 0.0);
+    EXPECT_LE(result.asset->tetMesh.tets.size(), settings.tets.maxTets);
+}
+
 class AssetCache : public ::testing::Test
 {
 protected:

@@ -56,4 +56,19 @@ set +e
 code=$?
 set -e
 [ "$code" -ne 0 ] && [ "$code" -lt 128 ] || fail "bad --radius-edge: exit $code"
+# Size limits: a mesh too fine for them fails before TetGen, naming the option that changes it, and
+# the build succeeds with the option the message gives.
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/limit.shatter" --max-tets 500 2>"$scratch/err.txt" \
+    && fail "--max-tets 500 accepted a brick of about 1,100 tets"
+grep -q "shatter_asset build --max-tets [0-9]" "$scratch/err.txt" || fail "--max-tets message: $(cat "$scratch/err.txt")"
+grep -q "tetrahedralizing" "$scratch/err.txt" && fail "--max-tets: TetGen ran before the limit was checked"
+raised=$(sed -n 's/.*--max-tets \([0-9]*\)).*/\1/p' "$scratch/err.txt")
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/limit.shatter" --max-tets "$raised" >/dev/null 2>&1 \
+    || fail "the suggested --max-tets $raised did not build"
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/limit.shatter" --force --max-grid-points 2000 \
+    2>"$scratch/err.txt" && fail "--max-grid-points 2000 accepted a grid of 8,265 points"
+factor=$(sed -n 's/.*--cell-factor \([0-9.e+-]*\)).*/\1/p' "$scratch/err.txt")
+[ -n "$factor" ] || fail "--max-grid-points message: $(cat "$scratch/err.txt")"
+"$tool" build "$src/assets/meshes/brick.obj" -o "$scratch/limit.shatter" --force --max-grid-points 2000 \
+    --cell-factor "$factor" >/dev/null 2>&1 || fail "the suggested --cell-factor $factor did not build"
 echo "shatter_asset CLI: all checks passed"

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -122,6 +123,18 @@ int main(int argc, char** argv)
                            "Remove degenerate/duplicate faces, fix orientation, close holes");
     buildCommand->add_option("--radius-edge", options.tets.maxRadiusEdgeRatio, "TetGen radius-edge bound")
         ->check(CLI::Range(1.0, 2.0))
+        ->capture_default_str();
+    buildCommand
+        ->add_option(
+            "--cell-factor", options.gridCellFactor,
+            "Distance grid cell as a multiple of the mean surface edge (larger: coarser, smaller grid)")
+        ->check(CLI::Range(1e-3, 1e3))
+        ->capture_default_str();
+    buildCommand->add_option("--max-tets", options.tets.maxTets, "Largest tet mesh to build")
+        ->check(CLI::Range(1u, 1u << 30))
+        ->capture_default_str();
+    buildCommand->add_option("--max-grid-points", options.maxGridPoints, "Largest distance grid to build")
+        ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 32))
         ->capture_default_str();
     buildCommand->add_flag("--force", force, "Rebuild even if the cache file is up to date");
 

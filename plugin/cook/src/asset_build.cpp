@@ -12,9 +12,11 @@
 #include "signed_distance.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <future>
 #include <system_error>
 
 namespace shatter
@@ -48,6 +50,114 @@ void checkSettings(const AssetSettings& options, const std::string& name)
         throw Error(name, "AssetSettings::gridCellFactor must be > 0");
     if (!(options.gridBandCells >= 1) || !std::isfinite(options.gridBandCells))
         throw Error(name, "AssetSettings::gridBandCells must be >= 1");
+    if (options.maxGridPoints < 1)
+        throw Error(name, "AssetSettings::maxGridPoints must be >= 1");
+    if (options.tets.maxTets < 1)
+        throw Error(name, "TetrahedralizeSettings::maxTets must be >= 1");
+}
+
+DistanceGridSettings gridSettings(const AssetSettings& options)
+{
+    DistanceGridSettings grid;
+    grid.cellFactor = options.gridCellFactor;
+    grid.bandCells = options.gridBandCells;
+    grid.threads = options.threads;
+    grid.maxPoints = std::size_t(options.maxGridPoints);
+    return grid;
+}
+
+std::string withSeparators(double value)
+{
+    std::string digits = std::to_string(static_cast<unsigned long long>(std::llround(value)));
+    for (std::ptrdiff_t i = std::ptrdiff_t(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(std::size_t(i), ",");
+    return digits;
+}
+
+// The two stages that grow with the mesh's fineness (TetGen's time and memory, the grid's memory) are
+// sized before either runs, so that a mesh too fine for the limits fails in seconds, not after minutes
+// and gigabytes, and the message names the setting and the command-line option that change it.
+void checkBuildSize(const TriMesh& surface, const SignedDistanceField& field, const AssetSettings& options,
+                    const std::string& name)
+{
+    auto gridPointsAt = [&](Real cellFactor)
+    {
+        AssetSettings coarser = options;
+        coarser.gridCellFactor = cellFactor;
+        Real points = 0;
+        DistanceGrid::layout(field, gridSettings(coarser), points);
+        return points;
+    };
+    const Real gridPoints = gridPointsAt(options.gridCellFactor);
+    if (gridPoints > Real(options.maxGridPoints))
+    {
+        // The smallest factor (to 3 digits, rounded up) whose grid fits; the band and margin are whole
+        // cells, so some limits fit no factor.
+        const Real limit = Real(options.maxGridPoints);
+        Real low = options.gridCellFactor, high = low;
+        for (int i = 0; i < 64 && gridPointsAt(high) > limit; ++i)
+            high *= 2;
+        std::string advice = "raise the limit (shatter_asset build --max-grid-points)";
+        if (gridPointsAt(high) <= limit)
+        {
+            for (int i = 0; i < 50; ++i)
+                (gridPointsAt(0.5 * (low + high)) > limit ? low : high) = 0.5 * (low + high);
+            const Real step = std::pow(Real(10), std::floor(std::log10(high)) - 2);
+            char factor[32];
+            std::snprintf(factor, sizeof factor, "%.3g", std::ceil(high / step) * step);
+            advice = std::string("raise the cell factor to ") + factor +
+                     " (shatter_asset build --cell-factor " + factor +
+                     ") or the limit (--max-grid-points), or simplify the mesh";
+        }
+        throw Error(name, "the surface distance grid would have " + withSeparators(gridPoints) +
+                              " points (cells of gridCellFactor × the mean surface edge), more than "
+                              "AssetSettings::maxGridPoints (" +
+                              withSeparators(limit) + "): " + advice);
+    }
+    const TetCountEstimate tets = estimateTetCount(surface, options.tets);
+    if (tets.total() > Real(options.tets.maxTets))
+    {
+        // The triangle count that meets the limit: the volume term grows as triangles^1.5, since the
+        // longest edge, which sets TetGen's volume bound, shrinks as 1 / sqrt(triangles).
+        const Real triangles = Real(surface.triangles.size());
+        Real low = 0, high = triangles;
+        for (int i = 0; i < 60; ++i)
+        {
+            const Real n = 0.5 * (low + high);
+            const Real expected =
+                tets.bySurface * n / triangles + tets.byVolume * std::pow(n / triangles, 1.5);
+            (expected > Real(options.tets.maxTets) ? high : low) = n;
+        }
+        throw Error(
+            name,
+            "about " + withSeparators(tets.total()) + " tetrahedra expected (" + withSeparators(triangles) +
+                " surface triangles and the volume they enclose), more than "
+                "TetrahedralizeSettings::maxTets (" +
+                withSeparators(Real(options.tets.maxTets)) + "): simplify the mesh to about " +
+                withSeparators(low) + " triangles, or raise the limit (shatter_asset build --max-tets " +
+                std::to_string(static_cast<unsigned long long>(std::ceil(tets.total() * 1.2))) + ")");
+    }
+}
+
+// TetGen has no progress hook: with a progress callback it runs on its own thread while this one
+// reports the time spent against the time expected for the estimated tet count (never past 95 %).
+TetMesh tetrahedralizeReporting(const TriMesh& surface, const std::string& name,
+                                const TetrahedralizeSettings& options, const ProgressCallback& progress)
+{
+    if (!progress)
+        return tetrahedralize(surface, name, options);
+    constexpr double kTetsPerSecond = 50000; // TetGen on the shipped meshes, one core
+    const double expected = std::max(0.1, estimateTetCount(surface, options).total() / kTetsPerSecond);
+    std::future<TetMesh> result =
+        std::async(std::launch::async, [&] { return tetrahedralize(surface, name, options); });
+    const auto start = std::chrono::steady_clock::now();
+    while (result.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready)
+    {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        report(progress, kTetrahedralize, std::min(0.95, elapsed / expected));
+    }
+    return result.get();
 }
 
 std::uint64_t hashSettings(const AssetSettings& options, std::uint64_t seed)
@@ -109,20 +219,17 @@ Asset cookAsset(TriMesh mesh, const std::string& name, const AssetSettings& opti
 
     report(progress, kValidate);
     asset.surface = checkMesh(std::move(mesh), name, options.import);
+    const SignedDistanceField field(asset.surface, name);
+    checkBuildSize(asset.surface, field, options, name);
 
     report(progress, kTetrahedralize);
-    asset.tetMesh = tetrahedralize(asset.surface, name, options.tets);
+    asset.tetMesh = tetrahedralizeReporting(asset.surface, name, options.tets, progress);
     asset.surfaceFaces = mapSurfaceToTets(asset.surface, asset.tetMesh, name);
 
     report(progress, kNodeDistances);
-    const SignedDistanceField field(asset.surface, name);
     computeNodeDistances(asset, field, options.threads);
 
-    DistanceGridSettings gridOptions;
-    gridOptions.cellFactor = options.gridCellFactor;
-    gridOptions.bandCells = options.gridBandCells;
-    gridOptions.threads = options.threads;
-    asset.surfaceGrid = DistanceGrid::build(field, gridOptions,
+    asset.surfaceGrid = DistanceGrid::build(field, gridSettings(options),
                                             [&](std::string_view, double f) { report(progress, kGrid, f); });
 
     report(progress, kOrdering);
@@ -144,7 +251,18 @@ Asset cookAssetFile(const std::filesystem::path& meshFile, const AssetSettings& 
     TriMesh mesh = importMesh(meshFile, options.import, &report);
     if (notes)
         *notes = std::move(report.notes);
-    Asset asset = cookAsset(std::move(mesh), meshFile.stem().string(), options, progress);
+    const std::string name = meshFile.stem().string();
+    Asset asset;
+    try
+    {
+        asset = cookAsset(std::move(mesh), name, options, progress);
+    }
+    catch (const Error& error) // the stages name the asset; a user of a file wants the file's name
+    {
+        if (error.source() != name)
+            throw;
+        throw Error(meshFile.string(), error.problem());
+    }
     asset.sourceHash = assetContentKey(meshFile, options);
     return asset;
 }

@@ -243,8 +243,8 @@ DistanceGrid DistanceGrid::build(const TriMesh& mesh, const DistanceGridSettings
     return build(SignedDistanceField(mesh), options, progress);
 }
 
-DistanceGrid DistanceGrid::build(const SignedDistanceField& field, const DistanceGridSettings& options,
-                                 const ProgressCallback& progress)
+DistanceGrid DistanceGrid::layout(const SignedDistanceField& field, const DistanceGridSettings& options,
+                                  Real& points)
 {
     checkSettings(options);
     if (field.empty())
@@ -260,13 +260,21 @@ DistanceGrid DistanceGrid::build(const SignedDistanceField& field, const Distanc
     const Real margin = grid.bandWidth + grid.cellSize;
     const Aabb box = field.bounds();
     grid.origin = box.min - Vec3::Constant(margin);
-    Real points = 1;
+    points = 1;
     for (int a = 0; a < 3; ++a)
     {
         const Real cells = std::ceil((box.extent()[a] + 2 * margin) / grid.cellSize);
         grid.dims[a] = Index(std::min(cells + 1, Real(options.maxPoints) + 1));
         points *= cells + 1;
     }
+    return grid;
+}
+
+DistanceGrid DistanceGrid::build(const SignedDistanceField& field, const DistanceGridSettings& options,
+                                 const ProgressCallback& progress)
+{
+    Real points = 0;
+    DistanceGrid grid = layout(field, options, points);
     if (points > Real(options.maxPoints))
         throw Error("DistanceGridSettings", "a grid of cell size " + std::to_string(grid.cellSize) +
                                                 " needs " + std::to_string(points) +

@@ -73,6 +73,11 @@ struct DistanceGrid
     /// outside [-bandWidth, bandWidth]), e.g. after reading a cache file.
     void validate(const std::string& source) const;
 
+    /// The grid build() would make, without its values: cell size, band width, origin and dims. Returns
+    /// the number of grid points in `points` (a Real: it may exceed every index type); dims are clamped
+    /// when that is over options.maxPoints, which build() refuses. Throws as build() for bad options.
+    static DistanceGrid layout(const SignedDistanceField& field, const DistanceGridSettings& options,
+                               Real& points);
     /// Builds the grid over the field's bounding box plus bandWidth + one cell on every side, exact
     /// distances in the band, in parallel over z-slices. Progress is reported from the calling
     /// thread as stage "distance grid". Throws shatter::Error for bad options or an empty field.

@@ -46,17 +46,24 @@ struct TetrahedralizeSettings
     /// Tets are at most the volume of a regular tet with edge maxEdgeFactor × the longest surface edge;
     /// ≥ 0 (0: no bound), default 2.
     Real maxEdgeFactor = 2.0;
+    /// Largest tet mesh to build: a surface expected to give more (about 2.3 tets per surface triangle, more
+    /// for a finely meshed large volume) fails before TetGen runs, and so does TetGen output over it; ≥ 1,
+    /// default 500,000.
+    std::uint32_t maxTets = 500000;
 };
 
-/// Everything that configures an asset build. All but `threads` and `import.checkSelfIntersections`
-/// (neither changes a built asset) are part of the cache's content key.
+/// Everything that configures an asset build. All but `threads`, `import.checkSelfIntersections` and the
+/// size limits (none changes a built asset) are part of the cache's content key.
 struct AssetSettings
 {
     ImportSettings import;       ///< validation and repair of the input mesh
     TetrahedralizeSettings tets; ///< TetGen quality and size bounds
     Real gridCellFactor = 0.5; ///< surface distance grid cell = factor × mean surface edge; > 0, default 0.5
     Real gridBandCells = 3; ///< exact distances this many cells around the surface (TVCG 2013 §4.4); ≥ 1
-    unsigned threads = 0;   ///< worker threads for the build; 0 (default): all cores
+    /// Largest surface distance grid (4 bytes a point): a finer one fails before any expensive stage;
+    /// ≥ 1, default 2^27.
+    std::uint64_t maxGridPoints = std::uint64_t(1) << 27;
+    unsigned threads = 0; ///< worker threads for the build; 0 (default): all cores
 };
 
 /// What a build returns: the asset, or why there is none.
