@@ -1,0 +1,152 @@
+// shatter_soak: runs a scene over and over (a fresh SceneWorld and seed per round) for a number of
+// internal steps and checks what a long session needs: no body turns non-finite, nothing falls through
+// the ground, and memory stays flat (the peak resident size at the end against the peak after the
+// baseline step). scripts/soak.sh runs it at full length; the test soak_smoke runs a short version.
+//   shatter_soak [SCENE] [--steps N] [--baseline-step M] [--max-growth F] [--lowest Y] [--json FILE]
+#include "shatter/error.h"
+#include "shatter/scenes/scene_world.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <memory>
+
+namespace
+{
+
+using namespace shatter::scenes;
+
+double peakResidentMiB()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_maxrss) / 1024; // Linux reports KiB
+}
+
+struct SoakResult
+{
+    long steps = 0;
+    int rounds = 0;
+    long fractureEvents = 0;
+    long failedEvents = 0;
+    long bodylessFragments = 0;
+    long nonFiniteBodies = 0;
+    long nonFiniteLowest = 0; ///< steps whose lowest body height was not a number
+    double lowestBodyY = std::numeric_limits<double>::infinity();
+    double baselinePeakMiB = 0; ///< peak resident size once the baseline step was done
+    double finalPeakMiB = 0;
+};
+
+int run(int argc, char** argv)
+{
+    CLI::App app{"shatter_soak: run a scene over and over and check state and memory"};
+    std::string sceneArgument = std::string(SHATTER_SOAK_SCENE), json;
+    long steps = 20000, baselineStep = 2000;
+    double maxGrowth = 1.1, lowestAllowed = -0.05;
+    app.add_option("scene", sceneArgument, "Scene file or shipped scene (default: the soak scene)");
+    app.add_option("--steps", steps, "Internal steps in all")->check(CLI::Range(1L, 100000000L));
+    app.add_option("--baseline-step", baselineStep, "Step after which the memory baseline is taken")
+        ->check(CLI::Range(1L, 100000000L));
+    app.add_option("--max-growth", maxGrowth, "Largest final / baseline peak resident size")
+        ->check(CLI::Range(1.0, 100.0));
+    app.add_option("--lowest", lowestAllowed, "Lowest allowed body height above the ground, m")
+        ->check(CLI::Range(-100.0, 0.0));
+    app.add_option("--json", json, "Write the result as JSON");
+    CLI11_PARSE(app, argc, argv);
+    if (baselineStep >= steps)
+    {
+        std::fprintf(stderr, "shatter_soak: error: --baseline-step (%ld) must be below --steps (%ld)\n",
+                     baselineStep, steps);
+        return 2;
+    }
+
+    const Scene scene = loadScene(resolveScenePath(sceneArgument));
+    const long roundSteps = std::max(1L, std::lround(scene.duration / scene.timeStep));
+    SoakResult result;
+    const double groundHeight = scene.ground.height;
+    while (result.steps < steps)
+    {
+        RunSettings options;
+        options.seed = std::uint64_t(1 + result.rounds);
+        auto world = std::make_unique<SceneWorld>(scene, options);
+        for (long i = 0; i < roundSteps && result.steps < steps; ++i)
+        {
+            const StepStats& s = world->step();
+            ++result.steps;
+            result.fractureEvents += s.fractureEvents;
+            result.failedEvents += s.failedEvents;
+            result.bodylessFragments += s.bodylessFragments;
+            result.nonFiniteBodies += s.nonFiniteBodies;
+            if (std::isfinite(s.lowestBodyY))
+                result.lowestBodyY = std::min(result.lowestBodyY, s.lowestBodyY - groundHeight);
+            else
+                ++result.nonFiniteLowest;
+            if (result.steps == baselineStep)
+                result.baselinePeakMiB = peakResidentMiB();
+        }
+        ++result.rounds;
+    }
+    result.finalPeakMiB = peakResidentMiB();
+    const double growth = result.finalPeakMiB / result.baselinePeakMiB;
+
+    std::printf(
+        "soak: %ld steps in %d rounds of %s, %ld fracture events (%ld failed, %ld bodyless fragments), "
+        "%ld non-finite bodies, lowest body %.4f m, peak memory %.1f MiB after step %ld and %.1f MiB "
+        "at the end (x%.3f)\n",
+        result.steps, result.rounds, scene.name.c_str(), result.fractureEvents, result.failedEvents,
+        result.bodylessFragments, result.nonFiniteBodies, result.lowestBodyY, result.baselinePeakMiB,
+        baselineStep, result.finalPeakMiB, growth);
+    if (!json.empty())
+    {
+        const nlohmann::json out = {{"scene", scene.name},
+                                    {"steps", result.steps},
+                                    {"rounds", result.rounds},
+                                    {"fracture_events", result.fractureEvents},
+                                    {"failed_events", result.failedEvents},
+                                    {"bodyless_fragments", result.bodylessFragments},
+                                    {"non_finite_bodies", result.nonFiniteBodies},
+                                    {"lowest_body_above_ground", result.lowestBodyY},
+                                    {"baseline_step", baselineStep},
+                                    {"baseline_peak_mib", result.baselinePeakMiB},
+                                    {"final_peak_mib", result.finalPeakMiB},
+                                    {"memory_growth", growth}};
+        std::ofstream(json) << out.dump(2, ' ', true, nlohmann::json::error_handler_t::replace) << '\n';
+    }
+
+    int failures = 0;
+    auto check = [&](bool ok, const char* what)
+    {
+        if (!ok)
+        {
+            std::fprintf(stderr, "shatter_soak: FAILED: %s\n", what);
+            ++failures;
+        }
+    };
+    check(result.nonFiniteBodies == 0 && result.nonFiniteLowest == 0, "a body turned non-finite");
+    check(result.lowestBodyY >= lowestAllowed, "a body fell below the allowed height");
+    check(growth <= maxGrowth, "peak memory grew more than --max-growth");
+    check(result.fractureEvents > 0, "nothing broke: the soak did not exercise fracture");
+    return failures == 0 ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try
+    {
+        return run(argc, argv);
+    }
+    catch (const shatter::Error& error)
+    {
+        std::fprintf(stderr, "shatter_soak: error: %s\n", error.what());
+        return 1;
+    }
+}
