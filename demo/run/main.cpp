@@ -133,6 +133,12 @@ int run(int argc, char** argv)
     if (summary.failedEvents > 0 || summary.bodylessFragments > 0)
         std::fprintf(stderr, "shatter_run: warning: %ld failed fracture events, %ld bodyless fragments\n",
                      summary.failedEvents, summary.bodylessFragments);
+    if (summary.budgetLimitedPairs > 0)
+        std::fprintf(
+            stderr,
+            "shatter_run: warning: the step contact budget (CollisionSettings::maxContactsPerStep) cut %ld "
+            "pair evaluations: too many bodies overlap\n",
+            summary.budgetLimitedPairs);
     if (summary.nonFiniteBodies > 0)
     {
         std::fprintf(stderr, "shatter_run: error: %ld bodies turned non-finite (taken out of the world)\n",

@@ -2,7 +2,8 @@
 // triangle mesh, sphere, box, convex hull, compound and GImpact, and Bullet's own pairs among those —
 // stepped by a world with btCollisionDispatcher and by worlds with the parallel dispatcher on 1, 2 and 4
 // threads gives after every step the same manifolds in the same order with bitwise the same contacts,
-// the same statistics and the same bodies. Bad thread counts are refused.
+// the same statistics and the same bodies. Bad thread counts are refused. Bodies overlapping in one spot
+// are held to the step's contact budget, the same way on every thread count.
 #include "bullet_world.h"
 
 #include "shatter/error.h"
@@ -193,6 +194,62 @@ TEST(ParallelDispatcher, RemovingBodiesMidPileKeepsTheSerialOrder)
             return;
     }
     EXPECT_EQ(hashBodies(parallel.bodies), hashBodies(serial.bodies));
+}
+
+// Bodies dropped into one spot: every brick overlaps every other, 45 fracturable pairs. With a step budget
+// of 40 contacts each pair keeps one, the cut is counted, and the result is the same on any thread count;
+// under the default budget nothing is cut and the pairs keep several contacts each.
+TEST(ParallelDispatcher, ContactBudgetBoundsOverlappingBodiesTheSameOnAnyThreadCount)
+{
+    struct Overlap
+    {
+        std::unique_ptr<BulletWorld> world;
+        std::vector<btRigidBody*> bodies;
+        Overlap(int threads, Index maxContactsPerStep)
+        {
+            WorldSettings settings;
+            settings.collisionThreads = threads;
+            settings.collision.maxContactsPerStep = maxContactsPerStep;
+            world = std::make_unique<BulletWorld>(settings);
+            const std::shared_ptr<ObjectState> brick = freshState("brick.obj");
+            for (int i = 0; i < 10; ++i)
+                bodies.push_back(world->addFracturable(
+                    brick, 0,
+                    placement(Vec3(0.002 * i, 0.3, 0),
+                              Eigen::AngleAxisd(0.1 * i, Vec3::UnitY()).toRotationMatrix()),
+                    2000));
+        }
+    };
+    constexpr Index kBudget = 40;
+    constexpr int kSteps = 3;
+    std::vector<std::unique_ptr<Overlap>> runs;
+    for (int threads : {1, 2, 4})
+        runs.push_back(std::make_unique<Overlap>(threads, kBudget));
+    Overlap unlimited(1, CollisionSettings{}.maxContactsPerStep);
+    for (int step = 0; step < kSteps; ++step)
+    {
+        unlimited.world->step();
+        for (auto& r : runs)
+        {
+            r->world->step();
+            expectSameManifolds(runs[0]->world->dispatcher(), r->world->dispatcher(),
+                                "step " + std::to_string(step));
+        }
+    }
+    const CollisionStatistics limited = runs[0]->world->collision().statistics();
+    const CollisionStatistics free = unlimited.world->collision().statistics();
+    constexpr long kPairs = 45;
+    EXPECT_GT(limited.budgetLimitedPairs, 0);
+    EXPECT_LE(limited.outputContacts, kSteps * kPairs) << "more than one contact per pair";
+    EXPECT_EQ(free.budgetLimitedPairs, 0);
+    EXPECT_GT(free.outputContacts, 3 * limited.outputContacts);
+    for (auto& r : runs)
+    {
+        const CollisionStatistics got = r->world->collision().statistics();
+        EXPECT_EQ(got.outputContacts, limited.outputContacts);
+        EXPECT_EQ(got.budgetLimitedPairs, limited.budgetLimitedPairs);
+        EXPECT_EQ(hashBodies(r->bodies), hashBodies(runs[0]->bodies));
+    }
 }
 
 TEST(ParallelDispatcher, ThreadCounts)

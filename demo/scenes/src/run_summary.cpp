@@ -51,6 +51,7 @@ const std::vector<Column>& columns()
         column("output_contacts", &StepStats::outputContacts),
         column("colliding_points", &StepStats::collidingPoints),
         column("body_pairs", &StepStats::bodyPairs),
+        column("budget_limited_pairs", &StepStats::budgetLimitedPairs),
         column("fragments", &StepStats::fragments),
         column("triangles", &StepStats::triangles),
         column("fracture_events", &StepStats::fractureEvents),
@@ -134,6 +135,7 @@ RunSummary summarize(const std::vector<StepStats>& history)
         r.failedEvents += s.failedEvents;
         r.bodylessFragments += s.bodylessFragments;
         r.nonFiniteBodies += s.nonFiniteBodies;
+        r.budgetLimitedPairs += s.budgetLimitedPairs;
         r.maxPenetration = std::max(r.maxPenetration, s.maxPenetration);
     }
     std::sort(totals.begin(), totals.end());
@@ -199,6 +201,7 @@ std::string summaryJson(const RunSummary& s)
     o["failed_events"] = s.failedEvents;
     o["bodyless_fragments"] = s.bodylessFragments;
     o["non_finite_bodies"] = s.nonFiniteBodies;
+    o["budget_limited_pairs"] = s.budgetLimitedPairs;
     o["final_fragments"] = s.finalFragments;
     o["max_penetration"] = s.maxPenetration;
     o["lowest_body_y"] = s.lowestBodyY;

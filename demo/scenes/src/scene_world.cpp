@@ -257,7 +257,9 @@ const StepStats& SceneWorld::step()
     stats.outputContacts = counts.contacts;
     stats.bodyPairs = counts.pairs;
     stats.maxPenetration = counts.maxPenetration;
-    stats.collidingPoints = s.registration->statistics().collidingPoints;
+    const CollisionStatistics collision = s.registration->statistics();
+    stats.collidingPoints = collision.collidingPoints;
+    stats.budgetLimitedPairs = collision.budgetLimitedPairs;
     stats.fractureEvents += f.events;
     stats.failedEvents = f.failedEvents;
     stats.bodylessFragments = f.bodylessFragments;

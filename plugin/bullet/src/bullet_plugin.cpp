@@ -35,6 +35,8 @@ void checkSettings(const CollisionSettings& s)
         throw Error("CollisionSettings::initialBudget", "must be at least 1");
     if (s.maxContactsPerPair < s.initialBudget)
         throw Error("CollisionSettings::maxContactsPerPair", "must be at least initialBudget");
+    if (s.maxContactsPerStep < 1)
+        throw Error("CollisionSettings::maxContactsPerStep", "must be at least 1");
     if (s.candidateFactor < 1 || s.candidateFactor > 64)
         throw Error("CollisionSettings::candidateFactor", "must be in [1, 64]");
     // ShapeFieldCache checks meshThickness and shellPoints.
@@ -179,6 +181,7 @@ CollisionStatistics CollisionRegistration::statistics() const
     out.collidingPoints = c.collidingPoints.load(std::memory_order_relaxed);
     out.pairs = c.pairs.load(std::memory_order_relaxed);
     out.failures = c.failures.load(std::memory_order_relaxed);
+    out.budgetLimitedPairs = c.budgetLimitedPairs.load(std::memory_order_relaxed);
     const std::lock_guard<std::mutex> lock(c.errorMutex);
     out.lastError = c.lastError;
     return out;
@@ -191,6 +194,7 @@ void CollisionRegistration::resetStatistics()
     c.collidingPoints.store(0, std::memory_order_relaxed);
     c.pairs.store(0, std::memory_order_relaxed);
     c.failures.store(0, std::memory_order_relaxed);
+    c.budgetLimitedPairs.store(0, std::memory_order_relaxed);
     const std::lock_guard<std::mutex> lock(c.errorMutex);
     c.lastError.clear();
 }

@@ -211,6 +211,13 @@ Index nextBudget(Index current, Index deep, const CollisionSettings& settings)
     return target >= current ? target : current - (current - target + 3) / 4;
 }
 
+/// The most contacts a pair may keep this step: maxContactsPerStep shared by the live pairs (at least 1).
+Index contactCap(const CollisionSettings& settings, long livePairs)
+{
+    const long share = long(settings.maxContactsPerStep) / std::max(1L, livePairs);
+    return Index(std::clamp<long>(share, 1, long(settings.maxContactsPerPair)));
+}
+
 /// True if the two shapes' world boxes, each grown by `band`, are disjoint.
 bool apart(const btCollisionObjectWrapper* const (&wraps)[2], Real band)
 {
@@ -272,6 +279,8 @@ FracturableCollisionAlgorithm::FracturableCollisionAlgorithm(const btCollisionAl
     : btActivatingCollisionAlgorithm(ci, body0Wrap, body1Wrap), m_context(std::move(context)),
       m_budget(m_context->settings.initialBudget), m_closestPoints(closestPoints)
 {
+    if (!m_closestPoints)
+        m_context->counters->livePairs.fetch_add(1, std::memory_order_relaxed);
     const btCollisionObjectWrapper* wraps[2] = {body0Wrap, body1Wrap};
     for (int i = 0; i < 2; ++i)
     {
@@ -299,6 +308,8 @@ FracturableCollisionAlgorithm::FracturableCollisionAlgorithm(const btCollisionAl
 
 FracturableCollisionAlgorithm::~FracturableCollisionAlgorithm()
 {
+    if (!m_closestPoints)
+        m_context->counters->livePairs.fetch_sub(1, std::memory_order_relaxed);
     for (int i = 0; i < m_manifolds.size(); ++i)
         m_dispatcher->releaseManifold(m_manifolds[i]);
 }
@@ -410,6 +421,7 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
 
     Index collidingPoints = 0;
     Real band = 0;
+    bool budgetLimited = false;
     if (active)
     {
         Real radius = std::min(sides[0].radius, sides[1].radius);
@@ -432,13 +444,21 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
         // what is left of the budget (see the file comment).
         const int first = m_kind[0] == kFracturable ? 0 : 1;
         const int second = 1 - first;
-        const Index m = m_budget;
+        // The step's contact budget shared by the live pairs; the pair's own budget m_budget carries on
+        // unchanged, so that nothing changes while the step budget does not bind.
+        const bool capped = !m_closestPoints && m_context->mode != ContactMode::Full;
+        const Index pairCap =
+            capped ? contactCap(settings, m_context->counters->livePairs.load(std::memory_order_relaxed))
+                   : settings.maxContactsPerPair;
+        const Index m = std::min(m_budget, pairCap);
+        bool limited = m < m_budget;
         // Bullet's broadphase pairs bodies by boxes it grows by a margin and the motion, so in a pile
         // most pairs lie apart: their own boxes, grown by the band, are disjoint.
         if (apart(wraps, band))
         {
             if (m_context->mode == ContactMode::Adaptive && !m_closestPoints)
-                m_budget = nextBudget(m, 0, settings); // as if the queries found nothing
+                m_budget = nextBudget(m_budget, 0, settings); // as if the queries found nothing
+            limited = false;
         }
         else if (m_context->mode == ContactMode::Full)
         {
@@ -453,7 +473,7 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
             // Adaptive collects candidateFactor × m candidates plus at most maxContactsPerPair deep (or
             // speculative) ones per direction; FixedBudget is Algorithm 1's first m.
             const Index wanted = adaptive ? m * settings.candidateFactor : m;
-            options.contactLimit = wanted + settings.maxContactsPerPair;
+            options.contactLimit = wanted + pairCap;
             Index b1 = wanted;
             const DirectionResult r1 = runDirection(sides, first, options, b1, false, s);
             collidingPoints += r1.collidingPoints;
@@ -468,7 +488,7 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
             else if (adaptive)
             {
                 Index unused = 1;
-                options.contactLimit = settings.maxContactsPerPair;
+                options.contactLimit = pairCap;
                 collidingPoints += runDirection(sides, second, options, unused, true, s).collidingPoints;
             }
             if (adaptive)
@@ -477,12 +497,15 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
                 Index deep = 0;
                 for (const PairContact& c : s.pair)
                     deep += c.depth < -options.tolerance ? 1 : 0;
-                const Index keep = std::min(settings.maxContactsPerPair, std::max(m, deep));
+                const Index wantedKeep = std::min(settings.maxContactsPerPair, std::max(m_budget, deep));
+                const Index keep = std::min(wantedKeep, pairCap);
+                limited = keep < wantedKeep;
                 selectContacts(keep, options.tolerance, s);
                 if (!m_closestPoints)
-                    m_budget = nextBudget(m, deep, settings);
+                    m_budget = nextBudget(m_budget, deep, settings);
             }
         }
+        budgetLimited = limited;
     }
 
     routeContacts(objects, s);
@@ -495,6 +518,8 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
         counters.outputContacts.fetch_add(long(s.pair.size()), std::memory_order_relaxed);
         if (!s.pair.empty())
             counters.pairs.fetch_add(1, std::memory_order_relaxed);
+        if (budgetLimited)
+            counters.budgetLimitedPairs.fetch_add(1, std::memory_order_relaxed);
     }
 }
 

@@ -40,6 +40,11 @@ struct CollisionCounters
     std::atomic<long> collidingPoints{0};
     std::atomic<long> pairs{0};
     std::atomic<long> failures{0};
+    std::atomic<long> budgetLimitedPairs{0};
+    /// Simulation pairs with an algorithm (not a statistic: never reset). Algorithms are made and
+    /// destroyed outside the parallel part of a step (parallel_dispatcher.cpp), so every pair of a step
+    /// reads the same count whatever the thread count.
+    std::atomic<long> livePairs{0};
     std::mutex errorMutex;
     std::string lastError; // guarded by errorMutex
 };

@@ -17,7 +17,9 @@
 // Pairs with a GImpact shape stay on the calling thread: GImpact's primitive managers count locks on
 // the shape without synchronisation, so two pairs sharing a shape must not run at once. A custom near
 // callback and continuous (time of impact) dispatch run serially too: the first may not be thread-safe,
-// the second writes the shared dispatch info.
+// the second writes the shared dispatch info. On one thread the same three steps run on the calling
+// thread: every pair is then made before any runs, as on several, so that the count of live pairs that
+// shares CollisionSettings::maxContactsPerStep out is the same whatever the thread count.
 #include "shatter/collision.h"
 
 #include "shatter/error.h"
@@ -138,7 +140,7 @@ void ParallelCollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCac
                                                             btDispatcher* dispatcher)
 {
     const bool defaultCallback = getNearCallback() == &btCollisionDispatcher::defaultNearCallback;
-    if (!impl->arena || !defaultCallback || info.m_dispatchFunc != btDispatcherInfo::DISPATCH_DISCRETE)
+    if (!defaultCallback || info.m_dispatchFunc != btDispatcherInfo::DISPATCH_DISCRETE)
     {
         btCollisionDispatcher::dispatchAllCollisionPairs(pairCache, info, dispatcher);
         return;
@@ -193,19 +195,22 @@ void ParallelCollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCac
         tlsCursor = {};
         tsanRelease(&tsanJoin);
     };
-    m.arena->execute(
-        [&]
-        {
-            tbb::task_group group;
-            m.helpers.clear();
-            for (unsigned t = 1; t < m.threads; ++t)
-                m.helpers.push_back(group.defer(work));
-            tsanRelease(&tsanFork);
-            for (tbb::task_handle& h : m.helpers)
-                group.run(std::move(h));
-            work();
-            group.wait();
-        });
+    if (!m.arena)
+        work();
+    else
+        m.arena->execute(
+            [&]
+            {
+                tbb::task_group group;
+                m.helpers.clear();
+                for (unsigned t = 1; t < m.threads; ++t)
+                    m.helpers.push_back(group.defer(work));
+                tsanRelease(&tsanFork);
+                for (tbb::task_handle& h : m.helpers)
+                    group.run(std::move(h));
+                work();
+                group.wait();
+            });
     tsanAcquire(&tsanJoin);
     m.staging = false;
 

@@ -60,6 +60,10 @@ struct CollisionSettings
     Index initialBudget = 8;
     /// The most contacts one pair hands to the solver in a step, ≥ initialBudget; default 32.
     Index maxContactsPerPair = 32;
+    /// Contacts for all pairs of a step: each pair keeps at most this / (live fracturable pairs), at least
+    /// 1, so that bodies piled into one spot cannot exhaust memory; ≥ 1, default 65,536 (the shipped
+    /// scenes need under 1,500). Does not apply to ContactMode::Full.
+    Index maxContactsPerStep = 65536;
     /// The query collects up to this many times m candidates and keeps m spread ones, in [1, 64]; default 4.
     Index candidateFactor = 4;
     /// Speculative contacts up to how far a pair can approach within the step (Bullet has no CCD for concave
@@ -83,7 +87,8 @@ struct CollisionStatistics
     long collidingPoints = 0; ///< sphere-tree points found within the query band, before selection
     long pairs = 0;           ///< pair evaluations that output at least one contact
     long failures = 0;        ///< pair evaluations that failed and output no contacts (see the file comment)
-    std::string lastError;    ///< the message of the last failure ("" if none)
+    long budgetLimitedPairs = 0; ///< pair evaluations that kept fewer contacts for maxContactsPerStep
+    std::string lastError;       ///< the message of the last failure ("" if none)
 };
 
 /// Shatter's narrow phase registered with one dispatcher, for as long as this object lives; see the

@@ -66,15 +66,16 @@ struct StepStats
     int step = 0;
     double time = 0; ///< simulated s at the end of the step
     double totalMs = 0;
-    double collisionMs = 0;   ///< broad + narrow phase
-    double physicsMs = 0;     ///< total − collision − update − fracture
-    double updateMs = 0;      ///< collision-structure updates at fracture
-    double fractureMs = 0;    ///< fracture work: impact evaluation (criterion) and the pipeline of breaks
-    long outputContacts = 0;  ///< contact points handed to the solver
-    long collidingPoints = 0; ///< sphere-tree points found within ε (Full mode: all of them)
-    long bodyPairs = 0;       ///< pairs with at least one contact
-    long fragments = 0;       ///< live fracturable bodies
-    long triangles = 0;       ///< surface triangles of those bodies
+    double collisionMs = 0;      ///< broad + narrow phase
+    double physicsMs = 0;        ///< total − collision − update − fracture
+    double updateMs = 0;         ///< collision-structure updates at fracture
+    double fractureMs = 0;       ///< fracture work: impact evaluation (criterion) and the pipeline of breaks
+    long outputContacts = 0;     ///< contact points handed to the solver
+    long collidingPoints = 0;    ///< sphere-tree points found within ε (Full mode: all of them)
+    long bodyPairs = 0;          ///< pairs with at least one contact
+    long budgetLimitedPairs = 0; ///< pairs that kept fewer contacts for CollisionSettings::maxContactsPerStep
+    long fragments = 0;          ///< live fracturable bodies
+    long triangles = 0;          ///< surface triangles of those bodies
     int fractureEvents = 0;
     int failedEvents = 0;        ///< fracture pipeline failures this step (the body stayed whole)
     int bodylessFragments = 0;   ///< new fragments that could not become bodies this step
@@ -115,8 +116,9 @@ struct RunSummary
     double lowestBodyY = 0;
     std::string stateHash; ///< 16 hex digits over every body's transform and velocity bits, in a stable order
     long failedEvents = 0; ///< fracture pipeline failures (the body stayed whole)
-    long bodylessFragments = 0; ///< fragments that could not become bodies
-    long nonFiniteBodies = 0;   ///< bodies that turned non-finite (shatter_run then exits with status 3)
+    long bodylessFragments = 0;  ///< fragments that could not become bodies
+    long nonFiniteBodies = 0;    ///< bodies that turned non-finite (shatter_run then exits with status 3)
+    long budgetLimitedPairs = 0; ///< pair evaluations cut by the step's contact budget (shatter_run warns)
 };
 
 /// Summary of a run's history (SceneWorld::summary computes it from its own history).
