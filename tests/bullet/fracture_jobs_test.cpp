@@ -337,7 +337,7 @@ TEST(FractureJobs, AFailingJobIsReportedAtItsStepNotThrown)
             EXPECT_FALSE(stats.lastError.empty());
         }
     }
-    expectFailuresReportedNotApplied(system, plate, failed, logged);
+    expectFailuresReportedNotApplied(system, plate, failed, logged, "oung"); // Young's modulus
 }
 
 // Steps until the system has a pending job (at most 20 steps); false if none came.

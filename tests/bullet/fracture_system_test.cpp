@@ -464,7 +464,7 @@ TEST(FractureSystem, AFailingEventInsideAStepIsReportedNotThrown)
             EXPECT_FALSE(system.lastStepStats().lastError.empty());
         }
     }
-    expectFailuresReportedNotApplied(system, plate, failed, drop.logged);
+    expectFailuresReportedNotApplied(system, plate, failed, drop.logged, "oung"); // Young's modulus
 }
 
 // A body whose state turns non-finite (an absurd impulse, a degenerate mesh) leaves the world before its

@@ -44,7 +44,8 @@ std::uint64_t hashBodies(const std::vector<btRigidBody*>& bodies);
 /// After a run whose every event failed (`failed` in all, `logged` the log's messages): nothing broke,
 /// `object` kept its one body, every failure was logged, the last naming Young's modulus.
 void expectFailuresReportedNotApplied(const fracture::FractureSystem& system, fracture::ObjectId object,
-                                      int failed, const std::vector<std::string>& logged);
+                                      int failed, const std::vector<std::string>& logged,
+                                      const std::string& expectedInMessage);
 
 struct WorldSettings
 {

@@ -62,6 +62,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <new>
 #include <unordered_map>
 
 namespace shatter::fracture
@@ -525,6 +526,10 @@ void FractureSystem::Impl::finishAndComplete(std::shared_ptr<FractureJob> job, b
     {
         event = complete(*job, insideStep);
     }
+    catch (const std::bad_alloc&)
+    {
+        failed("out of memory in the fracture pipeline (std::bad_alloc); the body stays whole");
+    }
     catch (const std::exception& e)
     {
         failed(e.what());
@@ -733,6 +738,10 @@ void FractureSystem::onInternalTick(btScalar timeStep) noexcept
     try
     {
         tick(timeStep);
+    }
+    catch (const std::bad_alloc&)
+    {
+        s.failed("out of memory in the post-tick callback (std::bad_alloc)");
     }
     catch (const std::exception& e)
     {
