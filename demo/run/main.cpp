@@ -139,6 +139,12 @@ int run(int argc, char** argv)
             "shatter_run: warning: the step contact budget (CollisionSettings::maxContactsPerStep) cut %ld "
             "pair evaluations: too many bodies overlap\n",
             summary.budgetLimitedPairs);
+    if (summary.fragmentLimitImpacts > 0)
+        std::fprintf(
+            stderr,
+            "shatter_run: warning: %ld impacts were not evaluated: their events could have passed the "
+            "world's fragment limit (fracture max_world_fragments)\n",
+            summary.fragmentLimitImpacts);
     if (summary.nonFiniteBodies > 0)
     {
         std::fprintf(stderr, "shatter_run: error: %ld bodies turned non-finite (taken out of the world)\n",

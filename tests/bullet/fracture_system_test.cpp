@@ -467,6 +467,34 @@ TEST(FractureSystem, AFailingEventInsideAStepIsReportedNotThrown)
     expectFailuresReportedNotApplied(system, plate, failed, drop.logged, "oung"); // Young's modulus
 }
 
+// The world's fragment limit: an impact is evaluated only if its event (up to the material's maxFragments
+// − 1 new bodies) fits; the others are counted, and the bodies never pass the limit.
+TEST(FractureSystem, TheWorldFragmentLimitHoldsAndCountsTheImpactsItStops)
+{
+    for (int limit : {10, 64})
+    {
+        LoggedPlateDrop drop;
+        drop.system.settings().maxWorldFragments = limit;
+        int stopped = 0;
+        std::size_t most = 0;
+        for (int step = 0; step < 60; ++step)
+        {
+            drop.world.step(kDt);
+            stopped += drop.system.lastStepStats().fragmentLimitImpacts;
+            most = std::max<std::size_t>(most, drop.system.lastStepStats().liveFragments);
+        }
+        EXPECT_LE(most, std::size_t(limit)) << "limit " << limit;
+        EXPECT_GT(stopped, 0) << "limit " << limit;
+        if (limit == 10) // a plate event may make 63 new bodies: none fits
+        {
+            EXPECT_EQ(drop.system.totalEvents(), 0u);
+            EXPECT_EQ(drop.system.bodies(drop.plate).size(), 1u);
+        }
+        else // the first event fits (1 + 63), the later ones do not
+            EXPECT_EQ(drop.system.totalEvents(), 1u);
+    }
+}
+
 // A body whose state turns non-finite (an absurd impulse, a degenerate mesh) leaves the world before its
 // contacts are read, counted and logged, and never breaks: its impact would make non-finite fragments.
 TEST(FractureSystem, NonFiniteBodiesAreRemovedCountedAndNeverBroken)

@@ -61,6 +61,7 @@ const std::vector<Column>& columns()
         column("fracture_evaluations", &StepStats::fractureEvaluations),
         column("bound_rejections", &StepStats::boundRejections),
         column("unready_impacts", &StepStats::unreadyImpacts),
+        column("fragment_limit_impacts", &StepStats::fragmentLimitImpacts),
         column("max_impact_energy", &StepStats::maxImpactEnergy),
         column("fracture_main_ms", &StepStats::fractureMainMs),
         column("fracture_job_ms", &StepStats::fractureJobMs),
@@ -136,6 +137,7 @@ RunSummary summarize(const std::vector<StepStats>& history)
         r.bodylessFragments += s.bodylessFragments;
         r.nonFiniteBodies += s.nonFiniteBodies;
         r.budgetLimitedPairs += s.budgetLimitedPairs;
+        r.fragmentLimitImpacts += s.fragmentLimitImpacts;
         r.maxPenetration = std::max(r.maxPenetration, s.maxPenetration);
     }
     std::sort(totals.begin(), totals.end());
@@ -202,6 +204,7 @@ std::string summaryJson(const RunSummary& s)
     o["bodyless_fragments"] = s.bodylessFragments;
     o["non_finite_bodies"] = s.nonFiniteBodies;
     o["budget_limited_pairs"] = s.budgetLimitedPairs;
+    o["fragment_limit_impacts"] = s.fragmentLimitImpacts;
     o["final_fragments"] = s.finalFragments;
     o["max_penetration"] = s.maxPenetration;
     o["lowest_body_y"] = s.lowestBodyY;

@@ -118,9 +118,10 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
 {
     node.allowOnly({"enabled", "max_events_per_step", "min_impulse", "evaluate_every_step", "impulse_growth",
                     "held_impulse_decay", "deformation", "metric", "workers", "latency_steps",
-                    "fragment_ready_steps", "fragment_basis_ms"});
+                    "fragment_ready_steps", "fragment_basis_ms", "max_world_fragments"});
     readOptional(node, "enabled", s.enabled);
     readOptionalInRange(node, "max_events_per_step", s.maxEventsPerStep, 1, int(kMaxEntries));
+    readOptionalInRange(node, "max_world_fragments", s.maxWorldFragments, 1, 1000000);
     readOptionalInRange(node, "min_impulse", s.minImpulse, 0, kMaxImpulse);
     readOptional(node, "evaluate_every_step", s.evaluateEveryStep);
     readOptionalInRange(node, "impulse_growth", s.impulseGrowth, 1, 1e6);

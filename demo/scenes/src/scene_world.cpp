@@ -247,6 +247,7 @@ const StepStats& SceneWorld::step()
     stats.fractureEvaluations = f.evaluations;
     stats.boundRejections = f.boundRejections;
     stats.unreadyImpacts = f.unreadyImpacts;
+    stats.fragmentLimitImpacts = f.fragmentLimitImpacts;
     stats.maxImpactEnergy = double(f.maxWholeEnergy);
     stats.fractureMainMs += f.mainThreadMs;
     stats.fractureJobMs += f.jobMs;

@@ -101,6 +101,8 @@ void checkSettings(const FractureSystemSettings& s)
         throw Error("FractureSystemSettings", "minImpulse must be finite and >= 0");
     if (s.maxEventsPerStep < 1)
         throw Error("FractureSystemSettings", "maxEventsPerStep must be >= 1");
+    if (s.maxWorldFragments < 1)
+        throw Error("FractureSystemSettings", "maxWorldFragments must be >= 1");
     if (!std::isfinite(s.impulseGrowth) || s.impulseGrowth < 1)
         throw Error("FractureSystemSettings", "impulseGrowth must be finite and >= 1");
     if (!(s.heldImpulseDecay > 0 && s.heldImpulseDecay <= 1))
@@ -867,13 +869,32 @@ void FractureSystem::tick(btScalar timeStep)
             s.forceScratch.push_back(s.contactForces[i].force);
         return s.forceScratch;
     };
+    // The world's fragment limit (FractureSystemSettings::maxWorldFragments): an event adds at most its
+    // material's maxFragments − 1 bodies, so one is submitted only while the bodies there are and those
+    // the pending events may add leave room for it; the others are counted and not evaluated.
+    std::size_t bodies = 0;
+    for (const auto& [id, o] : s.objects)
+        bodies += o.bodies.size();
+    for (const std::shared_ptr<FractureJob>& job : s.pending)
+        bodies += std::size_t(job->material->maxFragments - 1);
+    auto roomFor = [&](const Impl::Impact& impact)
+    {
+        const std::size_t adds = std::size_t(s.objects.at(impact.key.object).material.maxFragments - 1);
+        if (bodies + adds <= std::size_t(s.settings.maxWorldFragments))
+            return true;
+        ++s.stepStats.fragmentLimitImpacts;
+        return false;
+    };
     for (std::size_t i = 0; i < s.impactScratch.size(); ++i)
     {
         const Impl::Impact& impact = s.impactScratch[i];
         if (s.objects.at(impact.key.object).job)
             s.fateScratch[i] = std::uint8_t(s.latency == 0 ? Fate::Deferred : Fate::None);
-        else if (s.submit(impact.key, forcesOf(impact), impact.impulse))
+        else if (roomFor(impact) && s.submit(impact.key, forcesOf(impact), impact.impulse))
+        {
             s.fateScratch[i] = std::uint8_t(Fate::Submitted);
+            bodies += std::size_t(s.objects.at(impact.key.object).material.maxFragments - 1);
+        }
     }
     // latencySteps = 0: the results now, in impulse order (the jobs of different objects ran side by
     // side; a deferred impact runs after its object's earlier one was applied, as a sequential loop).
@@ -882,7 +903,7 @@ void FractureSystem::tick(btScalar timeStep)
         {
             const Impl::Impact& impact = s.impactScratch[i];
             if (s.fateScratch[i] == std::uint8_t(Fate::Deferred) &&
-                !s.submit(impact.key, forcesOf(impact), impact.impulse))
+                !(roomFor(impact) && s.submit(impact.key, forcesOf(impact), impact.impulse)))
                 continue;
             if (s.fateScratch[i] == std::uint8_t(Fate::None))
                 continue;

@@ -83,6 +83,10 @@ struct FractureSystemSettings
     Real minImpulse = 0;
     /// The strongest impacts of one step are processed first, at most this many, ≥ 1; default 8.
     int maxEventsPerStep = 8;
+    /// Most fragment bodies of all objects: an impact is evaluated only while the bodies there are plus
+    /// what the pending events may add (each up to its material's maxFragments − 1) leave room for its
+    /// event; the others are counted (FractureStepStats::fragmentLimitImpacts). ≥ 1; default 4096.
+    int maxWorldFragments = 4096;
     /// Evaluate every body with an impact in every step, turning off the gate below; default false.
     bool evaluateEveryStep = false;
     /// Gate: a body is evaluated when its impulse exceeds this × the largest it has held, ≥ 1; default 1.25.
@@ -164,10 +168,11 @@ struct FractureStepStats
     double jobMs = 0;        ///< pipeline time of the jobs completed this step, wherever they ran
     int boundRejections = 0; ///< impacts the cheap bound ruled out on this thread (no job, no solve)
     int unreadyImpacts = 0;  ///< impacts on fragments not ready yet (fragmentReadySteps, fragmentBasisMs)
-    int jobsSubmitted = 0;   ///< impacts handed to the pipeline this step
-    int jobsCompleted = 0;   ///< jobs whose result was taken this step (broken, whole or failed)
-    int jobsWaited = 0;      ///< of those, not done by their step: the simulation thread waited or ran them
-    int pendingJobs = 0;     ///< jobs submitted and not yet completed after the step
+    int fragmentLimitImpacts = 0; ///< impacts not evaluated: the event could pass maxWorldFragments
+    int jobsSubmitted = 0;        ///< impacts handed to the pipeline this step
+    int jobsCompleted = 0;        ///< jobs whose result was taken this step (broken, whole or failed)
+    int jobsWaited = 0;  ///< of those, not done by their step: the simulation thread waited or ran them
+    int pendingJobs = 0; ///< jobs submitted and not yet completed after the step
 };
 
 /// See the file comment. Neither copyable nor movable: the world's callback points to it.

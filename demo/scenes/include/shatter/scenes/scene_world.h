@@ -77,13 +77,14 @@ struct StepStats
     long fragments = 0;          ///< live fracturable bodies
     long triangles = 0;          ///< surface triangles of those bodies
     int fractureEvents = 0;
-    int failedEvents = 0;        ///< fracture pipeline failures this step (the body stayed whole)
-    int bodylessFragments = 0;   ///< new fragments that could not become bodies this step
-    int nonFiniteBodies = 0;     ///< bodies whose transform or velocity turned non-finite (taken out)
-    int fractureEvaluations = 0; ///< impacts run through the fracture criterion (broken or not)
-    int boundRejections = 0;     ///< impacts the cheap bound ruled out before any job (not evaluated)
-    int unreadyImpacts = 0;      ///< impacts on fragments younger than fragmentReadySteps (not evaluated)
-    double maxImpactEnergy = 0;  ///< largest E_D(N = 1) of those runs: compare with the material's γ
+    int failedEvents = 0;         ///< fracture pipeline failures this step (the body stayed whole)
+    int bodylessFragments = 0;    ///< new fragments that could not become bodies this step
+    int nonFiniteBodies = 0;      ///< bodies whose transform or velocity turned non-finite (taken out)
+    int fractureEvaluations = 0;  ///< impacts run through the fracture criterion (broken or not)
+    int boundRejections = 0;      ///< impacts the cheap bound ruled out before any job (not evaluated)
+    int unreadyImpacts = 0;       ///< impacts on fragments younger than fragmentReadySteps (not evaluated)
+    int fragmentLimitImpacts = 0; ///< impacts not evaluated: the event could pass maxWorldFragments
+    double maxImpactEnergy = 0;   ///< largest E_D(N = 1) of those runs: compare with the material's γ
     double fractureMainMs =
         0; ///< all fracture work on the simulation thread (FractureStepStats::mainThreadMs)
     double fractureJobMs = 0;     ///< pipeline time of the fracture jobs completed this step (on the workers)
@@ -119,6 +120,8 @@ struct RunSummary
     long bodylessFragments = 0;  ///< fragments that could not become bodies
     long nonFiniteBodies = 0;    ///< bodies that turned non-finite (shatter_run then exits with status 3)
     long budgetLimitedPairs = 0; ///< pair evaluations cut by the step's contact budget (shatter_run warns)
+    long fragmentLimitImpacts =
+        0; ///< impacts not evaluated for the world's fragment limit (shatter_run warns)
 };
 
 /// Summary of a run's history (SceneWorld::summary computes it from its own history).
