@@ -499,7 +499,7 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
                     deep += c.depth < -options.tolerance ? 1 : 0;
                 const Index wantedKeep = std::min(settings.maxContactsPerPair, std::max(m_budget, deep));
                 const Index keep = std::min(wantedKeep, pairCap);
-                limited = keep < wantedKeep;
+                limited = keep < wantedKeep && s.pair.size() > keep; // it found more than it may keep
                 selectContacts(keep, options.tolerance, s);
                 if (!m_closestPoints)
                     m_budget = nextBudget(m_budget, deep, settings);
