@@ -40,7 +40,9 @@ struct SoakResult
     long nonFiniteBodies = 0;
     long nonFiniteLowest = 0; ///< steps whose lowest body height was not a number
     double lowestBodyY = std::numeric_limits<double>::infinity();
-    double baselinePeakMiB = 0; ///< peak resident size once the baseline step was done
+    long lowestStep = 0;          ///< the step (counted over all rounds) of lowestBodyY
+    std::uint64_t lowestSeed = 0; ///< the seed of its round: shatter_run SCENE --seed S replays it
+    double baselinePeakMiB = 0;   ///< peak resident size once the baseline step was done
     double finalPeakMiB = 0;
 };
 
@@ -85,7 +87,14 @@ int run(int argc, char** argv)
             result.bodylessFragments += s.bodylessFragments;
             result.nonFiniteBodies += s.nonFiniteBodies;
             if (std::isfinite(s.lowestBodyY))
-                result.lowestBodyY = std::min(result.lowestBodyY, s.lowestBodyY - groundHeight);
+            {
+                if (s.lowestBodyY - groundHeight < result.lowestBodyY)
+                {
+                    result.lowestBodyY = s.lowestBodyY - groundHeight;
+                    result.lowestStep = result.steps;
+                    result.lowestSeed = options.seed;
+                }
+            }
             else
                 ++result.nonFiniteLowest;
             if (result.steps == baselineStep)
@@ -98,11 +107,13 @@ int run(int argc, char** argv)
 
     std::printf(
         "soak: %ld steps in %d rounds of %s, %ld fracture events (%ld failed, %ld bodyless fragments), "
-        "%ld non-finite bodies, lowest body %.4f m, peak memory %.1f MiB after step %ld and %.1f MiB "
+        "%ld non-finite bodies, lowest body %.4f m (step %ld, seed %llu), peak memory %.1f MiB after step "
+        "%ld and %.1f MiB "
         "at the end (x%.3f)\n",
         result.steps, result.rounds, scene.name.c_str(), result.fractureEvents, result.failedEvents,
-        result.bodylessFragments, result.nonFiniteBodies, result.lowestBodyY, result.baselinePeakMiB,
-        baselineStep, result.finalPeakMiB, growth);
+        result.bodylessFragments, result.nonFiniteBodies, result.lowestBodyY, result.lowestStep,
+        static_cast<unsigned long long>(result.lowestSeed), result.baselinePeakMiB, baselineStep,
+        result.finalPeakMiB, growth);
     if (!json.empty())
     {
         const nlohmann::json out = {{"scene", scene.name},
@@ -113,6 +124,8 @@ int run(int argc, char** argv)
                                     {"bodyless_fragments", result.bodylessFragments},
                                     {"non_finite_bodies", result.nonFiniteBodies},
                                     {"lowest_body_above_ground", result.lowestBodyY},
+                                    {"lowest_body_step", result.lowestStep},
+                                    {"lowest_body_seed", result.lowestSeed},
                                     {"baseline_step", baselineStep},
                                     {"baseline_peak_mib", result.baselinePeakMiB},
                                     {"final_peak_mib", result.finalPeakMiB},
