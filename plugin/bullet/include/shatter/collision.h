@@ -60,10 +60,10 @@ struct CollisionSettings
     Index initialBudget = 8;
     /// The most contacts one pair hands to the solver in a step, ≥ initialBudget; default 32.
     Index maxContactsPerPair = 32;
-    /// Contacts for all pairs of a step: each pair keeps at most this / (live fracturable pairs), at least
-    /// 1, so that bodies piled into one spot cannot exhaust memory; ≥ 1, default 65,536 (the shipped
-    /// scenes need under 1,500). Does not apply to ContactMode::Full.
-    Index maxContactsPerStep = 65536;
+    /// Contacts for all pairs of a step: each pair keeps at most this / (live fracturable pairs, touching
+    /// or not), at least 1, so that bodies piled into one spot cannot exhaust memory; ≥ 1, default 2^20
+    /// (binds from 32,768 live pairs; the soak's piles have a few thousand). Not for ContactMode::Full.
+    Index maxContactsPerStep = Index(1) << 20;
     /// The query collects up to this many times m candidates and keeps m spread ones, in [1, 64]; default 4.
     Index candidateFactor = 4;
     /// Speculative contacts up to how far a pair can approach within the step (Bullet has no CCD for concave
