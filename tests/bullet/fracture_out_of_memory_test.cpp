@@ -33,14 +33,57 @@ void* operator new(std::size_t size)
     throw std::bad_alloc();
 }
 
+// Every other unaligned form goes through the one above, so that all of them pair with free.
+void* operator new[](std::size_t size)
+{
+    return operator new(size);
+}
+
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept
+{
+    try
+    {
+        return operator new(size);
+    }
+    catch (const std::bad_alloc&)
+    {
+        return nullptr;
+    }
+}
+
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept
+{
+    return operator new(size, tag);
+}
+
 __attribute__((noinline)) void operator delete(void* p) noexcept
 {
     std::free(p);
 }
 
-__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept
+void operator delete[](void* p) noexcept
 {
-    std::free(p);
+    operator delete(p);
+}
+
+void operator delete(void* p, std::size_t) noexcept
+{
+    operator delete(p);
+}
+
+void operator delete[](void* p, std::size_t) noexcept
+{
+    operator delete(p);
+}
+
+void operator delete(void* p, const std::nothrow_t&) noexcept
+{
+    operator delete(p);
+}
+
+void operator delete[](void* p, const std::nothrow_t&) noexcept
+{
+    operator delete(p);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
