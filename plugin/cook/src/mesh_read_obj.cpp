@@ -72,7 +72,10 @@ TriMesh readObj(std::string_view bytes, const std::string& source, Index& skippe
     {
         Tokens tokens(line);
         const std::string_view keyword = tokens.next();
-        const std::string where = " on line " + std::to_string(lines.lineNumber());
+        const auto where = [&]
+        {
+            return " on line " + std::to_string(lines.lineNumber());
+        }; // errors only
         if (keyword == "v")
         {
             Vec3 p;
@@ -82,8 +85,8 @@ TriMesh readObj(std::string_view bytes, const std::string& source, Index& skippe
                 const std::optional<double> value = parseNumber(token);
                 if (!value)
                     readFailed(source, token.empty()
-                                           ? "a vertex with fewer than three coordinates" + where
-                                           : "bad vertex coordinate '" + std::string(token) + "'" + where);
+                                           ? "a vertex with fewer than three coordinates" + where()
+                                           : "bad vertex coordinate '" + std::string(token) + "'" + where());
                 p[k] = Real(float(*value));
             }
             if (mesh.vertices.size() >= kInvalidIndex)
@@ -99,15 +102,15 @@ TriMesh readObj(std::string_view bytes, const std::string& source, Index& skippe
                 const bool negative = vertex.starts_with('-');
                 const std::optional<std::uint64_t> number = parseCount(negative ? vertex.substr(1) : vertex);
                 if (!number || *number == 0)
-                    readFailed(source, "bad face corner '" + std::string(corner) + "'" + where);
+                    readFailed(source, "bad face corner '" + std::string(corner) + "'" + where());
                 if (polygon.size() >= kMaxPolygon)
                     readFailed(source,
-                               "a face with more than " + std::to_string(kMaxPolygon) + " corners" + where);
+                               "a face with more than " + std::to_string(kMaxPolygon) + " corners" + where());
                 if (negative) // relative to the vertices read so far
                 {
                     if (*number > mesh.vertices.size())
                         readFailed(source, "face corner " + std::string(vertex) +
-                                               " refers back past the first vertex" + where);
+                                               " refers back past the first vertex" + where());
                     polygon.push_back(Index(mesh.vertices.size() - *number));
                 }
                 else
