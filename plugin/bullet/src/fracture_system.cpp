@@ -215,6 +215,14 @@ struct FractureSystem::Impl
     // A body whose transform or velocity is not finite (an absurd impulse, a degenerate mesh) would turn
     // an impact into non-finite fragments: it leaves the world before anything reads its contacts, its
     // pending job is cancelled, and it is counted and logged. Its fragment stays, without a body.
+    std::size_t liveBodies() const
+    {
+        std::size_t count = 0;
+        for (const auto& [id, o] : objects)
+            count += o.bodies.size();
+        return count;
+    }
+
     void removeNonFiniteBodies()
     {
         std::vector<BodyKey> bad;
@@ -767,8 +775,7 @@ void FractureSystem::tick(btScalar timeStep)
         s.lastTimeStep = double(timeStep);
     auto countLive = [&]
     {
-        for (const auto& [id, o] : s.objects)
-            s.stepStats.liveFragments += Index(o.bodies.size());
+        s.stepStats.liveFragments = Index(s.liveBodies());
     };
     s.removeNonFiniteBodies();
     // The jobs due at this boundary (impact step + latencySteps ≥ 1), in submission order, before this
@@ -872,15 +879,20 @@ void FractureSystem::tick(btScalar timeStep)
     // The world's fragment limit (FractureSystemSettings::maxWorldFragments): an event adds at most its
     // material's maxFragments − 1 bodies, so one is submitted only while the bodies there are and those
     // the pending events may add leave room for it; the others are counted and not evaluated.
-    std::size_t bodies = 0;
-    for (const auto& [id, o] : s.objects)
-        bodies += o.bodies.size();
-    for (const std::shared_ptr<FractureJob>& job : s.pending)
-        bodies += std::size_t(job->material->maxFragments - 1);
-    auto roomFor = [&](const Impl::Impact& impact)
+    std::size_t committed = 0; // bodies there are plus what the pending events may add
+    if (!s.impactScratch.empty())
     {
-        const std::size_t adds = std::size_t(s.objects.at(impact.key.object).material.maxFragments - 1);
-        if (bodies + adds <= std::size_t(s.settings.maxWorldFragments))
+        committed = s.liveBodies();
+        for (const std::shared_ptr<FractureJob>& job : s.pending)
+            committed += std::size_t(job->material->maxFragments - 1);
+    }
+    auto mostAdded = [&](const Impl::Impact& impact)
+    {
+        return std::size_t(s.objects.at(impact.key.object).material.maxFragments - 1);
+    };
+    auto fits = [&](const Impl::Impact& impact)
+    {
+        if (committed + mostAdded(impact) <= std::size_t(s.settings.maxWorldFragments))
             return true;
         ++s.stepStats.fragmentLimitImpacts;
         return false;
@@ -890,10 +902,10 @@ void FractureSystem::tick(btScalar timeStep)
         const Impl::Impact& impact = s.impactScratch[i];
         if (s.objects.at(impact.key.object).job)
             s.fateScratch[i] = std::uint8_t(s.latency == 0 ? Fate::Deferred : Fate::None);
-        else if (roomFor(impact) && s.submit(impact.key, forcesOf(impact), impact.impulse))
+        else if (fits(impact) && s.submit(impact.key, forcesOf(impact), impact.impulse))
         {
             s.fateScratch[i] = std::uint8_t(Fate::Submitted);
-            bodies += std::size_t(s.objects.at(impact.key.object).material.maxFragments - 1);
+            committed += mostAdded(impact);
         }
     }
     // latencySteps = 0: the results now, in impulse order (the jobs of different objects ran side by
@@ -902,9 +914,12 @@ void FractureSystem::tick(btScalar timeStep)
         for (std::size_t i = 0; i < s.impactScratch.size(); ++i)
         {
             const Impl::Impact& impact = s.impactScratch[i];
-            if (s.fateScratch[i] == std::uint8_t(Fate::Deferred) &&
-                !(roomFor(impact) && s.submit(impact.key, forcesOf(impact), impact.impulse)))
-                continue;
+            if (s.fateScratch[i] == std::uint8_t(Fate::Deferred))
+            {
+                if (!(fits(impact) && s.submit(impact.key, forcesOf(impact), impact.impulse)))
+                    continue;
+                committed += mostAdded(impact);
+            }
             if (s.fateScratch[i] == std::uint8_t(Fate::None))
                 continue;
             const std::shared_ptr<FractureJob> job = s.objects.at(impact.key.object).job;
