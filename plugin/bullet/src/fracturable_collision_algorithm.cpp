@@ -451,14 +451,12 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
             capped ? contactCap(settings, m_context->counters->livePairs.load(std::memory_order_relaxed))
                    : settings.maxContactsPerPair;
         const Index m = std::min(m_budget, pairCap);
-        bool limited = m < m_budget;
         // Bullet's broadphase pairs bodies by boxes it grows by a margin and the motion, so in a pile
         // most pairs lie apart: their own boxes, grown by the band, are disjoint.
         if (apart(wraps, band))
         {
             if (m_context->mode == ContactMode::Adaptive && !m_closestPoints)
                 m_budget = nextBudget(m_budget, 0, settings); // as if the queries found nothing
-            limited = false;
         }
         else if (m_context->mode == ContactMode::Full)
         {
@@ -499,13 +497,14 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
                     deep += c.depth < -options.tolerance ? 1 : 0;
                 const Index wantedKeep = std::min(settings.maxContactsPerPair, std::max(m_budget, deep));
                 const Index keep = std::min(wantedKeep, pairCap);
-                limited = keep < wantedKeep && s.pair.size() > keep; // it found more than it may keep
+                budgetLimited = keep < wantedKeep && s.pair.size() > keep; // found more than it may keep
                 selectContacts(keep, options.tolerance, s);
                 if (!m_closestPoints)
                     m_budget = nextBudget(m_budget, deep, settings);
             }
+            else // FixedBudget: the query stopped at m, so it may have had more
+                budgetLimited = m < m_budget && s.pair.size() >= m;
         }
-        budgetLimited = limited;
     }
 
     routeContacts(objects, s);
