@@ -75,17 +75,17 @@ std::string withSeparators(double value)
 }
 
 // The two stages that grow with the mesh's fineness (TetGen's time and memory, the grid's memory) are
-// sized before either runs, so that a mesh too fine for the limits fails in seconds, not after minutes
-// and gigabytes, and the message names the setting and the command-line option that change it.
-void checkBuildSize(const TriMesh& surface, const SignedDistanceField& field, const AssetSettings& options,
-                    const std::string& name)
+// sized before either runs (checkGridSize, checkTetCount), so that a mesh too fine for the limits fails
+// in seconds, not after minutes and gigabytes, and the message names the setting and the command-line
+// option that change it.
+void checkGridSize(const SignedDistanceField& field, const AssetSettings& options, const std::string& name)
 {
+    DistanceGridSettings grid = gridSettings(options);
     auto gridPointsAt = [&](Real cellFactor)
     {
-        AssetSettings coarser = options;
-        coarser.gridCellFactor = cellFactor;
+        grid.cellFactor = cellFactor;
         Real points = 0;
-        DistanceGrid::layout(field, gridSettings(coarser), points);
+        DistanceGrid::layout(field, grid, points);
         return points;
     };
     const Real gridPoints = gridPointsAt(options.gridCellFactor);
@@ -114,12 +114,16 @@ void checkBuildSize(const TriMesh& surface, const SignedDistanceField& field, co
                               "AssetSettings::maxGridPoints (" +
                               withSeparators(limit) + "): " + advice);
     }
-    const TetCountEstimate tets = estimateTetCount(surface, options.tets);
+}
+
+void checkTetCount(const TetCountEstimate& tets, Index surfaceTriangles, const AssetSettings& options,
+                   const std::string& name)
+{
     if (tets.total() > Real(options.tets.maxTets))
     {
         // The triangle count that meets the limit: the volume term grows as triangles^1.5, since the
         // longest edge, which sets TetGen's volume bound, shrinks as 1 / sqrt(triangles).
-        const Real triangles = Real(surface.triangles.size());
+        const Real triangles = Real(surfaceTriangles);
         Real low = 0, high = triangles;
         for (int i = 0; i < 60; ++i)
         {
@@ -142,12 +146,13 @@ void checkBuildSize(const TriMesh& surface, const SignedDistanceField& field, co
 // TetGen has no progress hook: with a progress callback it runs on its own thread while this one
 // reports the time spent against the time expected for the estimated tet count (never past 95 %).
 TetMesh tetrahedralizeReporting(const TriMesh& surface, const std::string& name,
-                                const TetrahedralizeSettings& options, const ProgressCallback& progress)
+                                const TetrahedralizeSettings& options, Real expectedTets,
+                                const ProgressCallback& progress)
 {
     if (!progress)
         return tetrahedralize(surface, name, options);
     constexpr double kTetsPerSecond = 50000; // TetGen on the shipped meshes, one core
-    const double expected = std::max(0.1, estimateTetCount(surface, options).total() / kTetsPerSecond);
+    const double expected = std::max(0.1, expectedTets / kTetsPerSecond);
     std::future<TetMesh> result =
         std::async(std::launch::async, [&] { return tetrahedralize(surface, name, options); });
     const auto start = std::chrono::steady_clock::now();
@@ -220,10 +225,13 @@ Asset cookAsset(TriMesh mesh, const std::string& name, const AssetSettings& opti
     report(progress, kValidate);
     asset.surface = checkMesh(std::move(mesh), name, options.import);
     const SignedDistanceField field(asset.surface, name);
-    checkBuildSize(asset.surface, field, options, name);
+    checkGridSize(field, options, name);
+    const TetCountEstimate expectedTets = estimateTetCount(asset.surface, options.tets);
+    checkTetCount(expectedTets, Index(asset.surface.triangles.size()), options, name);
 
     report(progress, kTetrahedralize);
-    asset.tetMesh = tetrahedralizeReporting(asset.surface, name, options.tets, progress);
+    asset.tetMesh =
+        tetrahedralizeReporting(asset.surface, name, options.tets, expectedTets.total(), progress);
     asset.surfaceFaces = mapSurfaceToTets(asset.surface, asset.tetMesh, name);
 
     report(progress, kNodeDistances);
