@@ -2,10 +2,12 @@
 // user hands them. One file per process (libFuzzer's -jobs and -fork run several processes).
 #pragma once
 
+#include "binary_io.h"
+
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <unistd.h>
 
@@ -30,17 +32,11 @@ public:
     InputFile& operator=(const InputFile&) = delete;
 
     const std::filesystem::path& path() const { return m_path; }
-    const std::filesystem::path& directory() const { return m_directory; }
 
+    /// Throws shatter::Error when the file cannot be written (outside the harnesses' try: a crash).
     void write(const void* data, std::size_t size) const
     {
-        std::FILE* file = std::fopen(m_path.c_str(), "wb");
-        if (file == nullptr || (size > 0 && std::fwrite(data, 1, size, file) != size) ||
-            std::fclose(file) != 0)
-        {
-            std::perror(m_path.c_str());
-            std::abort();
-        }
+        writeFileBytes(m_path.string(), std::span(static_cast<const std::byte*>(data), size));
     }
 
 private:
