@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +29,18 @@ double peakResidentMiB()
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     return double(usage.ru_maxrss) / 1024; // Linux reports KiB
+}
+
+double residentMiB()
+{
+    long pages = 0, resident = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r"))
+    {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        std::fclose(f);
+    }
+    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
 struct SoakResult
@@ -49,7 +62,7 @@ struct SoakResult
 int run(int argc, char** argv)
 {
     CLI::App app{"shatter_soak: run a scene over and over and check state and memory"};
-    std::string sceneArgument = std::string(SHATTER_SOAK_SCENE), json;
+    std::string sceneArgument = std::string(SHATTER_SOAK_SCENE), json, roundsCsv;
     long steps = 20000, baselineStep = 2000;
     double maxGrowth = 1.1, lowestAllowed = -0.05;
     app.add_option("scene", sceneArgument, "Scene file or shipped scene (default: the soak scene)");
@@ -61,6 +74,8 @@ int run(int argc, char** argv)
     app.add_option("--lowest", lowestAllowed, "Lowest allowed body height above the ground, m")
         ->check(CLI::Range(-100.0, 0.0));
     app.add_option("--json", json, "Write the result as JSON");
+    app.add_option("--rounds", roundsCsv,
+                   "Write a CSV line per round: seed, lowest body, resident and peak memory at its end");
     CLI11_PARSE(app, argc, argv);
     if (baselineStep >= steps)
     {
@@ -73,8 +88,19 @@ int run(int argc, char** argv)
     const long roundSteps = std::max(1L, std::lround(scene.duration / scene.timeStep));
     SoakResult result;
     const double groundHeight = scene.ground.height;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> rounds(nullptr, &std::fclose);
+    if (!roundsCsv.empty())
+    {
+        rounds.reset(std::fopen(roundsCsv.c_str(), "w"));
+        if (!rounds)
+            throw shatter::Error(roundsCsv, "cannot write the rounds file");
+        std::fprintf(rounds.get(), "round,seed,steps,fracture_events,lowest_body_above_ground,resident_mib,"
+                                   "peak_mib\n");
+    }
     while (result.steps < steps)
     {
+        double roundLowest = std::numeric_limits<double>::infinity();
+        long roundEvents = 0;
         RunSettings options;
         options.seed = std::uint64_t(1 + result.rounds);
         auto world = std::make_unique<SceneWorld>(scene, options);
@@ -83,6 +109,8 @@ int run(int argc, char** argv)
             const StepStats& s = world->step();
             ++result.steps;
             result.fractureEvents += s.fractureEvents;
+            roundEvents += s.fractureEvents;
+            roundLowest = std::min(roundLowest, s.lowestBodyY - groundHeight);
             result.failedEvents += s.failedEvents;
             result.bodylessFragments += s.bodylessFragments;
             result.nonFiniteBodies += s.nonFiniteBodies;
@@ -100,6 +128,11 @@ int run(int argc, char** argv)
             if (result.steps == baselineStep)
                 result.baselinePeakMiB = peakResidentMiB();
         }
+        world.reset();
+        if (rounds)
+            std::fprintf(rounds.get(), "%d,%llu,%ld,%ld,%.5f,%.1f,%.1f\n", result.rounds,
+                         static_cast<unsigned long long>(options.seed), result.steps, roundEvents,
+                         roundLowest, residentMiB(), peakResidentMiB());
         ++result.rounds;
     }
     result.finalPeakMiB = peakResidentMiB();

@@ -3,6 +3,7 @@
 #include "test_assets.h"
 #include "test_paths.h"
 
+#include "shatter/contact_solver.h"
 #include "shatter/error.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcherMt.h>
@@ -79,7 +80,10 @@ BulletWorld::BulletWorld(const WorldSettings& options)
             collisionDispatcher.get(), broadphase.get(), solverPool.get(), nullptr, configuration.get());
     else
     {
-        solver = std::make_unique<btSequentialImpulseConstraintSolver>();
+        if (options.staticPrioritySolver)
+            solver = std::make_unique<StaticPriorityConstraintSolver>();
+        else
+            solver = std::make_unique<btSequentialImpulseConstraintSolver>();
         dynamicsWorld = std::make_unique<btDiscreteDynamicsWorld>(collisionDispatcher.get(), broadphase.get(),
                                                                   solver.get(), configuration.get());
     }

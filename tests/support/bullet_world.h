@@ -62,6 +62,8 @@ struct WorldSettings
     /// default: Bullet's default is what a user's world has.
     bool twoFrictionDirections = false;
     bool register_ = true; ///< make a CollisionRegistration (false: plain Bullet, for baselines)
+    /// StaticPriorityConstraintSolver (contact_solver.h) instead of Bullet's; not with `multithreaded`.
+    bool staticPrioritySolver = false;
 };
 
 /// A Bullet world that owns its bodies and shapes; y up, g = 9.81.

@@ -25,6 +25,7 @@
 #include "bullet_convert.h"
 #include "comparison_variants.h"
 #include "shatter/collision.h"
+#include "shatter/contact_solver.h"
 #include "shatter/error.h"
 #include "shatter/fracture_system.h"
 
@@ -127,7 +128,9 @@ void SceneWorld::Impl::build()
     registration = std::make_unique<CollisionRegistration>(*dispatcher, collisionSettings(options));
     applyComparisonVariants(*registration, variants(options));
     broadphase = std::make_unique<btDbvtBroadphase>();
-    solver = std::make_unique<btSequentialImpulseConstraintSolver>();
+    // Contacts with the ground and the shelves solved last: a steel ball landing on light fragments
+    // does not drive them into the ground (contact_solver.h).
+    solver = std::make_unique<StaticPriorityConstraintSolver>();
     world =
         std::make_unique<TimedWorld>(dispatcher.get(), broadphase.get(), solver.get(), configuration.get());
     world->setGravity(bt(scene.gravity));
