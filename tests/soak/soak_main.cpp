@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -41,6 +42,14 @@ double residentMiB()
         std::fclose(f);
     }
     return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// What the program holds from the allocator (glibc's count over all arenas): flat over rounds while
+// the resident size grows means fragmentation, growing means a leak.
+double allocatedMiB()
+{
+    const struct mallinfo2 info = mallinfo2();
+    return double(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
 }
 
 struct SoakResult
@@ -94,8 +103,8 @@ int run(int argc, char** argv)
         rounds.reset(std::fopen(roundsCsv.c_str(), "w"));
         if (!rounds)
             throw shatter::Error(roundsCsv, "cannot write the rounds file");
-        std::fprintf(rounds.get(), "round,seed,steps,fracture_events,lowest_body_above_ground,resident_mib,"
-                                   "peak_mib\n");
+        std::fprintf(rounds.get(), "round,seed,steps,fracture_events,lowest_body_above_ground,allocated_mib,"
+                                   "resident_mib,peak_mib\n");
     }
     while (result.steps < steps)
     {
@@ -130,9 +139,12 @@ int run(int argc, char** argv)
         }
         world.reset();
         if (rounds)
-            std::fprintf(rounds.get(), "%d,%llu,%ld,%ld,%.5f,%.1f,%.1f\n", result.rounds,
+        {
+            std::fprintf(rounds.get(), "%d,%llu,%ld,%ld,%.5f,%.1f,%.1f,%.1f\n", result.rounds,
                          static_cast<unsigned long long>(options.seed), result.steps, roundEvents,
-                         roundLowest, residentMiB(), peakResidentMiB());
+                         roundLowest, allocatedMiB(), residentMiB(), peakResidentMiB());
+            std::fflush(rounds.get()); // a long soak can be watched, and a crash keeps its rounds
+        }
         ++result.rounds;
     }
     result.finalPeakMiB = peakResidentMiB();

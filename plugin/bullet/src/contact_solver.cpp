@@ -3,9 +3,22 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace shatter
 {
+
+namespace
+{
+
+// Bullet gives every static object the one fixed solver body (no original body); a kinematic body
+// has its own solver body, whose original body is static or kinematic.
+bool immovable(const btSolverBody& body)
+{
+    return body.m_originalBody == nullptr || body.m_originalBody->isStaticOrKinematicObject();
+}
+
+} // namespace
 
 btScalar StaticPriorityConstraintSolver::solveGroupCacheFriendlySetup(
     btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
@@ -14,22 +27,125 @@ btScalar StaticPriorityConstraintSolver::solveGroupCacheFriendlySetup(
 {
     const btScalar result = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
         bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
-    // Bullet gives every static object the one fixed solver body (no original body); a kinematic body
-    // has its own solver body, whose original body is static or kinematic.
-    auto immovable = [this](int solverBody)
-    {
-        const btRigidBody* body = m_tmpSolverBodyPool[solverBody].m_originalBody;
-        return body == nullptr || body->isStaticOrKinematicObject();
-    };
     const int count = m_orderTmpConstraintPool.size();
     if (count > 1)
         std::stable_partition(&m_orderTmpConstraintPool[0], &m_orderTmpConstraintPool[0] + count,
                               [&](int row)
                               {
                                   const btSolverConstraint& c = m_tmpSolverContactConstraintPool[row];
-                                  return !immovable(c.m_solverBodyIdA) && !immovable(c.m_solverBodyIdB);
+                                  return !immovable(m_tmpSolverBodyPool[c.m_solverBodyIdA]) &&
+                                         !immovable(m_tmpSolverBodyPool[c.m_solverBodyIdB]);
                               });
     return result;
+}
+
+btScalar StaticPriorityConstraintSolver::solveGroupCacheFriendlyIterations(
+    btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
+    btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
+    btIDebugDraw* debugDrawer)
+{
+    const btScalar result = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlyIterations(
+        bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+    propagateShock();
+    return result;
+}
+
+void StaticPriorityConstraintSolver::propagateShock()
+{
+    const int bodyCount = m_tmpSolverBodyPool.size();
+    const int rowCount = m_tmpSolverContactConstraintPool.size();
+    if (rowCount == 0)
+        return;
+    // Levels: 0 for immovable bodies, else 1 + the lowest level among the bodies it touches
+    // (breadth first over the contact graph); bodies that touch nothing immovable stay unlevelled.
+    constexpr int kNone = 1 << 30;
+    std::vector<int> level(std::size_t(bodyCount), kNone);
+    std::vector<int> firstEdge(std::size_t(bodyCount) + 1, 0), edges(2 * std::size_t(rowCount));
+    for (int r = 0; r < rowCount; ++r)
+    {
+        const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
+        ++firstEdge[std::size_t(c.m_solverBodyIdA) + 1];
+        ++firstEdge[std::size_t(c.m_solverBodyIdB) + 1];
+    }
+    for (int b = 0; b < bodyCount; ++b)
+        firstEdge[std::size_t(b) + 1] += firstEdge[std::size_t(b)];
+    std::vector<int> fill(firstEdge.begin(), firstEdge.end() - 1);
+    for (int r = 0; r < rowCount; ++r)
+    {
+        const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
+        edges[std::size_t(fill[std::size_t(c.m_solverBodyIdA)]++)] = c.m_solverBodyIdB;
+        edges[std::size_t(fill[std::size_t(c.m_solverBodyIdB)]++)] = c.m_solverBodyIdA;
+    }
+    std::vector<int> queue;
+    for (int b = 0; b < bodyCount; ++b)
+        if (immovable(m_tmpSolverBodyPool[b]))
+        {
+            level[std::size_t(b)] = 0;
+            queue.push_back(b);
+        }
+    for (std::size_t head = 0; head < queue.size(); ++head)
+    {
+        const int b = queue[head];
+        for (int e = firstEdge[std::size_t(b)]; e < firstEdge[std::size_t(b) + 1]; ++e)
+        {
+            const int other = edges[std::size_t(e)];
+            if (level[std::size_t(other)] == kNone)
+            {
+                level[std::size_t(other)] = level[std::size_t(b)] + 1;
+                queue.push_back(other);
+            }
+        }
+    }
+    // Rows bottom up: by the upper body's level; within a level, rows to the level below first.
+    std::vector<int> order;
+    order.reserve(std::size_t(rowCount));
+    for (int r = 0; r < rowCount; ++r)
+    {
+        const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
+        const int a = level[std::size_t(c.m_solverBodyIdA)], b = level[std::size_t(c.m_solverBodyIdB)];
+        if (a != kNone && b != kNone && a != b)
+            order.push_back(r);
+    }
+    auto key = [&](int r)
+    {
+        const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
+        return std::max(level[std::size_t(c.m_solverBodyIdA)], level[std::size_t(c.m_solverBodyIdB)]);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key(x) < key(y); });
+    for (int r : order)
+    {
+        btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
+        btSolverBody& bodyA = m_tmpSolverBodyPool[c.m_solverBodyIdA];
+        btSolverBody& bodyB = m_tmpSolverBodyPool[c.m_solverBodyIdB];
+        const bool moveA = level[std::size_t(c.m_solverBodyIdA)] > level[std::size_t(c.m_solverBodyIdB)];
+        if (!(c.m_jacDiagABInv > 0))
+            continue;
+        // The row's velocity deficit (Bullet's lower-limit row, its terms divided by jacDiagABInv).
+        const btScalar deltaVel = c.m_contactNormal1.dot(bodyA.internalGetDeltaLinearVelocity()) +
+                                  c.m_relpos1CrossNormal.dot(bodyA.internalGetDeltaAngularVelocity()) +
+                                  c.m_contactNormal2.dot(bodyB.internalGetDeltaLinearVelocity()) +
+                                  c.m_relpos2CrossNormal.dot(bodyB.internalGetDeltaAngularVelocity());
+        const btScalar deficit =
+            (c.m_rhs - btScalar(c.m_appliedImpulse) * c.m_cfm) / c.m_jacDiagABInv - deltaVel;
+        btSolverBody& moved = moveA ? bodyA : bodyB;
+        const btVector3& normal = moveA ? c.m_contactNormal1 : c.m_contactNormal2;
+        const btVector3& angular = moveA ? c.m_angularComponentA : c.m_angularComponentB;
+        const btVector3& relposCrossNormal = moveA ? c.m_relpos1CrossNormal : c.m_relpos2CrossNormal;
+        const btScalar denominator =
+            normal.dot(normal * moved.internalGetInvMass()) + relposCrossNormal.dot(angular);
+        if (!(denominator > 0))
+            continue;
+        btScalar impulse = deficit / denominator;
+        const btScalar sum = btScalar(c.m_appliedImpulse) + impulse;
+        if (sum < c.m_lowerLimit)
+        {
+            impulse = c.m_lowerLimit - btScalar(c.m_appliedImpulse);
+            c.m_appliedImpulse = c.m_lowerLimit;
+        }
+        else
+            c.m_appliedImpulse = sum;
+        moved.internalApplyImpulse(normal * moved.internalGetInvMass(), angular, impulse);
+    }
 }
 
 } // namespace shatter
