@@ -118,8 +118,10 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
 {
     node.allowOnly({"enabled", "max_events_per_step", "min_impulse", "evaluate_every_step", "impulse_growth",
                     "held_impulse_decay", "deformation", "metric", "workers", "latency_steps",
-                    "fragment_ready_steps", "fragment_basis_ms", "max_world_fragments"});
+                    "fragment_ready_steps", "fragment_basis_ms", "max_world_fragments",
+                    "continuous_collision"});
     readOptional(node, "enabled", s.enabled);
+    readOptional(node, "continuous_collision", s.continuousCollision);
     readOptionalInRange(node, "max_events_per_step", s.maxEventsPerStep, 1, int(kMaxEntries));
     readOptionalInRange(node, "max_world_fragments", s.maxWorldFragments, 1, 1000000);
     readOptionalInRange(node, "min_impulse", s.minImpulse, 0, kMaxImpulse);

@@ -48,6 +48,7 @@
 
 #include "asset_data.h"
 #include "bullet_convert.h"
+#include "continuous_collision.h"
 #include "fracture_jobs.h"
 #include "fracture_system_internal.h"
 #include "fragment_body.h"
@@ -778,6 +779,10 @@ void FractureSystem::tick(btScalar timeStep)
         s.stepStats.liveFragments = Index(s.liveBodies());
     };
     s.removeNonFiniteBodies();
+    if (s.settings.continuousCollision && std::isfinite(timeStep) && timeStep > 0)
+        for (auto& [id, o] : s.objects)
+            for (auto& [fragment, b] : o.bodies)
+                sweepConcaveBody(s.world, *b.body, timeStep);
     // The jobs due at this boundary (impact step + latencySteps ≥ 1), in submission order, before this
     // step's impacts: their objects take new impacts again from this step on. They complete even if the
     // system was disabled since.

@@ -13,6 +13,7 @@
 #include "fragment_body.h"
 
 #include "bullet_convert.h"
+#include "continuous_collision.h"
 #include "object_state.h"
 #include "shatter/error.h"
 
@@ -115,6 +116,8 @@ FragmentBody makeFragmentBody(FragmentShapeKind kind, const std::shared_ptr<Obje
     btRigidBody::btRigidBodyConstructionInfo info(mass, nullptr, out.shape.get(), inertia);
     info.m_startWorldTransform = toBullet(Eigen::Isometry3d(materialToWorld * out.materialToBody.inverse()));
     out.body = std::make_unique<btRigidBody>(info);
+    if (dynamic)
+        setContinuousCollision(*out.body, out.massProperties);
     return out;
 }
 

@@ -87,6 +87,9 @@ struct FractureSystemSettings
     /// what the pending events may add (each up to its material's maxFragments − 1) leave room for its
     /// event; the others are counted (FractureStepStats::fragmentLimitImpacts). ≥ 1; default 4096.
     int maxWorldFragments = 4096;
+    /// Sweep fragment bodies that move more than half their radius in a step (Bullet's CCD skips concave
+    /// shapes) and stop them where a sphere inside them first meets what they approach; default true.
+    bool continuousCollision = true;
     /// Evaluate every body with an impact in every step, turning off the gate below; default false.
     bool evaluateEveryStep = false;
     /// Gate: a body is evaluated when its impulse exceeds this × the largest it has held, ≥ 1; default 1.25.
