@@ -14,12 +14,15 @@ namespace
 {
 
 // The closest hit of the sweep with another body that has contact response and that the sphere
-// approaches along the hit normal (which points back towards the sphere) by more than `minApproach`;
-// a grazing or separating hit is left to the narrow phase.
+// approaches along the hit normal (which points back towards the sphere) by more than `minApproach`
+// over the step, relative to that body's motion; a grazing or separating hit, or one with a body
+// moving along, is left to the narrow phase.
 struct ApproachingHit : btCollisionWorld::ClosestConvexResultCallback
 {
-    ApproachingHit(const btRigidBody& self, const btVector3& from, const btVector3& to, btScalar minApproach)
-        : ClosestConvexResultCallback(from, to), self(self), motion(to - from), minApproach(minApproach)
+    ApproachingHit(const btRigidBody& self, const btVector3& from, const btVector3& to, btScalar dt,
+                   btScalar minApproach)
+        : ClosestConvexResultCallback(from, to), self(self), motion(to - from), dt(dt),
+          minApproach(minApproach)
     {
         const btBroadphaseProxy* proxy = self.getBroadphaseHandle();
         m_collisionFilterGroup = proxy ? proxy->m_collisionFilterGroup : btBroadphaseProxy::DefaultFilter;
@@ -39,13 +42,18 @@ struct ApproachingHit : btCollisionWorld::ClosestConvexResultCallback
             normalInWorldSpace
                 ? result.m_hitNormalLocal
                 : result.m_hitCollisionObject->getWorldTransform().getBasis() * result.m_hitNormalLocal;
-        if (-normal.dot(motion) <= minApproach)
+        // The approach relative to the other body over the step (Bullet's own CCD filters hits so).
+        btVector3 relative = motion;
+        if (const btRigidBody* other = btRigidBody::upcast(result.m_hitCollisionObject))
+            relative -= other->getLinearVelocity() * dt;
+        if (-normal.dot(relative) <= minApproach)
             return 1;
         return ClosestConvexResultCallback::addSingleResult(result, normalInWorldSpace);
     }
 
     const btRigidBody& self;
     btVector3 motion;
+    btScalar dt;
     btScalar minApproach;
 };
 
@@ -82,7 +90,7 @@ bool sweepConcaveBody(btCollisionWorld& world, btRigidBody& body, btScalar dt)
     btTransform from = to;
     from.setOrigin(to.getOrigin() - motion);
     btSphereShape sphere(body.getCcdSweptSphereRadius());
-    ApproachingHit hit(body, from.getOrigin(), to.getOrigin(), threshold);
+    ApproachingHit hit(body, from.getOrigin(), to.getOrigin(), dt, threshold);
     world.convexSweepTest(&sphere, from, to, hit);
     if (!hit.hasHit() || !(hit.m_closestHitFraction < 1))
         return false;

@@ -23,7 +23,8 @@ void setContinuousCollision(btRigidBody& body, const MassProperties& mass);
 /// After a step (velocities v, ω already integrated over dt): if `body` has a concave shape, CCD
 /// settings and moved farther than its threshold, sweeps its CCD sphere from where it was (its
 /// centre of mass minus v · dt) to where it is, and moves it back to the first hit with something it
-/// approaches by more than the threshold; velocities are kept. Returns whether it moved the body.
+/// approaches (relative to its motion) by more than the threshold; velocities are kept. Returns
+/// whether it moved the body.
 bool sweepConcaveBody(btCollisionWorld& world, btRigidBody& body, btScalar dt);
 
 } // namespace shatter::fracture
