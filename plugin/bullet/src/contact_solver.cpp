@@ -59,8 +59,15 @@ void StaticPriorityConstraintSolver::propagateShock()
     // Levels: 0 for immovable bodies, else 1 + the lowest level among the bodies it touches
     // (breadth first over the contact graph); bodies that touch nothing immovable stay unlevelled.
     constexpr int kNone = 1 << 30;
-    std::vector<int> level(std::size_t(bodyCount), kNone);
-    std::vector<int> firstEdge(std::size_t(bodyCount) + 1, 0), edges(2 * std::size_t(rowCount));
+    std::vector<int>& level = m_shock.level;
+    std::vector<int>& firstEdge = m_shock.firstEdge;
+    std::vector<int>& edges = m_shock.edges;
+    std::vector<int>& fill = m_shock.fill;
+    std::vector<int>& queue = m_shock.queue;
+    std::vector<int>& order = m_shock.order;
+    level.assign(std::size_t(bodyCount), kNone);
+    firstEdge.assign(std::size_t(bodyCount) + 1, 0);
+    edges.resize(2 * std::size_t(rowCount));
     for (int r = 0; r < rowCount; ++r)
     {
         const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
@@ -69,20 +76,21 @@ void StaticPriorityConstraintSolver::propagateShock()
     }
     for (int b = 0; b < bodyCount; ++b)
         firstEdge[std::size_t(b) + 1] += firstEdge[std::size_t(b)];
-    std::vector<int> fill(firstEdge.begin(), firstEdge.end() - 1);
+    fill.assign(firstEdge.begin(), firstEdge.end() - 1);
     for (int r = 0; r < rowCount; ++r)
     {
         const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
         edges[std::size_t(fill[std::size_t(c.m_solverBodyIdA)]++)] = c.m_solverBodyIdB;
         edges[std::size_t(fill[std::size_t(c.m_solverBodyIdB)]++)] = c.m_solverBodyIdA;
     }
-    std::vector<int> queue;
+    queue.clear();
     for (int b = 0; b < bodyCount; ++b)
         if (immovable(m_tmpSolverBodyPool[b]))
         {
             level[std::size_t(b)] = 0;
             queue.push_back(b);
         }
+    int deepest = 0;
     for (std::size_t head = 0; head < queue.size(); ++head)
     {
         const int b = queue[head];
@@ -92,26 +100,29 @@ void StaticPriorityConstraintSolver::propagateShock()
             if (level[std::size_t(other)] == kNone)
             {
                 level[std::size_t(other)] = level[std::size_t(b)] + 1;
+                deepest = level[std::size_t(other)];
                 queue.push_back(other);
             }
         }
     }
-    // Rows bottom up: by the upper body's level; within a level, rows to the level below first.
-    std::vector<int> order;
-    order.reserve(std::size_t(rowCount));
-    for (int r = 0; r < rowCount; ++r)
+    // Rows bottom up: by the upper body's level, in row order within a level (a counting sort; the
+    // per-level counts reuse `fill`).
+    auto upperLevel = [&](int r)
     {
         const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
         const int a = level[std::size_t(c.m_solverBodyIdA)], b = level[std::size_t(c.m_solverBodyIdB)];
-        if (a != kNone && b != kNone && a != b)
-            order.push_back(r);
-    }
-    auto key = [&](int r)
-    {
-        const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];
-        return std::max(level[std::size_t(c.m_solverBodyIdA)], level[std::size_t(c.m_solverBodyIdB)]);
+        return a != kNone && b != kNone && a != b ? std::max(a, b) : 0;
     };
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key(x) < key(y); });
+    fill.assign(std::size_t(deepest) + 2, 0);
+    for (int r = 0; r < rowCount; ++r)
+        if (const int key = upperLevel(r); key > 0)
+            ++fill[std::size_t(key) + 1];
+    for (int key = 1; key <= deepest; ++key)
+        fill[std::size_t(key) + 1] += fill[std::size_t(key)];
+    order.resize(std::size_t(fill[std::size_t(deepest) + 1]));
+    for (int r = 0; r < rowCount; ++r)
+        if (const int key = upperLevel(r); key > 0)
+            order[std::size_t(fill[std::size_t(key)]++)] = r;
     for (int r : order)
     {
         btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];

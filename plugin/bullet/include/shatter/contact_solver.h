@@ -23,6 +23,8 @@
 
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 
+#include <vector>
+
 namespace shatter
 {
 
@@ -45,6 +47,12 @@ protected:
 
 private:
     void propagateShock();
+
+    struct ShockScratch // propagateShock's arrays, kept to reuse their memory
+    {
+        std::vector<int> level, firstEdge, edges, fill, queue, order;
+    };
+    ShockScratch m_shock;
 };
 
 } // namespace shatter
