@@ -20,13 +20,12 @@ bool immovable(const btSolverBody& body)
 
 } // namespace
 
-btScalar StaticPriorityConstraintSolver::solveGroupCacheFriendlySetup(
+btScalar StaticPriorityConstraintSolver::solveGroupCacheFriendlyIterations(
     btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
     btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
     btIDebugDraw* debugDrawer)
 {
-    const btScalar result = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
-        bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+    // Bullet's iterations, its split-impulse pass included, visit the contact rows in this order.
     const int count = m_orderTmpConstraintPool.size();
     if (count > 1)
         std::stable_partition(&m_orderTmpConstraintPool[0], &m_orderTmpConstraintPool[0] + count,
@@ -36,14 +35,6 @@ btScalar StaticPriorityConstraintSolver::solveGroupCacheFriendlySetup(
                                   return !immovable(m_tmpSolverBodyPool[c.m_solverBodyIdA]) &&
                                          !immovable(m_tmpSolverBodyPool[c.m_solverBodyIdB]);
                               });
-    return result;
-}
-
-btScalar StaticPriorityConstraintSolver::solveGroupCacheFriendlyIterations(
-    btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
-    btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
-    btIDebugDraw* debugDrawer)
-{
     const btScalar result = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlyIterations(
         bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
     propagateShock();

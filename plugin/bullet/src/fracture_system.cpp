@@ -213,9 +213,6 @@ struct FractureSystem::Impl
         o.bodies.erase(it);
     }
 
-    // A body whose transform or velocity is not finite (an absurd impulse, a degenerate mesh) would turn
-    // an impact into non-finite fragments: it leaves the world before anything reads its contacts, its
-    // pending job is cancelled, and it is counted and logged. Its fragment stays, without a body.
     std::size_t liveBodies() const
     {
         std::size_t count = 0;
@@ -224,6 +221,9 @@ struct FractureSystem::Impl
         return count;
     }
 
+    // A body whose transform or velocity is not finite (an absurd impulse, a degenerate mesh) would turn
+    // an impact into non-finite fragments: it leaves the world before anything reads its contacts, its
+    // pending job is cancelled, and it is counted and logged. Its fragment stays, without a body.
     void removeNonFiniteBodies()
     {
         std::vector<BodyKey> bad;

@@ -34,11 +34,6 @@ namespace shatter
 class StaticPriorityConstraintSolver : public btSequentialImpulseConstraintSolver
 {
 protected:
-    btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies,
-                                          btPersistentManifold** manifolds, int numManifolds,
-                                          btTypedConstraint** constraints, int numConstraints,
-                                          const btContactSolverInfo& info,
-                                          btIDebugDraw* debugDrawer) override;
     btScalar solveGroupCacheFriendlyIterations(btCollisionObject** bodies, int numBodies,
                                                btPersistentManifold** manifolds, int numManifolds,
                                                btTypedConstraint** constraints, int numConstraints,
