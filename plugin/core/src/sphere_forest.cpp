@@ -23,12 +23,14 @@ namespace
 
 const char* const kSource = "FractureResult";
 
-/// reserve() that keeps push_back's geometric growth, so that repeated events stay amortised O(1).
+/// Room for `extra` more elements, exactly. A fracture job applies its event to a fresh copy of the
+/// state, whose vectors are tight, so geometric growth would double every array (and the node scratch
+/// sized by capacity) at each event; the copy is O(size) already, so one exact growth costs nothing more.
 template <class T>
 void reserveMore(std::vector<T>& v, std::size_t extra)
 {
     if (v.size() + extra > v.capacity())
-        v.reserve(std::max(v.size() + extra, 2 * v.capacity()));
+        v.reserve(v.size() + extra);
 }
 
 std::string str(std::uint64_t v)
