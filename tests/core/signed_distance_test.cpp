@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -164,6 +165,24 @@ TEST(TriangleBvh, StructureIsSound)
     EXPECT_TRUE(leafOnly.closestPoint(Vec3(5, 5, 5)).found());
     EXPECT_TRUE(TriangleBvh().empty());
     EXPECT_FALSE(TriangleBvh().closestPoint(Vec3::Zero()).found());
+}
+
+TEST(TriangleBvh, IndexStorageKeepsTheSameTree)
+{
+    // Storage::Indices drops only the copied corners: the nodes, their boxes and the leaf order match.
+    const TriMesh mesh = torus(1, 0.2, 30, 9);
+    const TriangleBvh full(mesh);
+    const TriangleBvh slim(mesh, TriangleBvh::Storage::Indices);
+    ASSERT_EQ(slim.triangleCount(), full.triangleCount());
+    ASSERT_EQ(slim.nodes().size(), full.nodes().size());
+    EXPECT_EQ(std::memcmp(slim.nodes().data(), full.nodes().data(),
+                          full.nodes().size() * sizeof(TriangleBvh::Node)),
+              0);
+    for (Index slot = 0; slot < full.triangleCount(); ++slot)
+        ASSERT_EQ(slim.leafTriangle(slot), full.leafTriangle(slot));
+    std::vector<int> seen(mesh.triangles.size(), 0);
+    checkSubtree(slim, mesh, slim.root(), slim.bounds(), seen);
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(seen.size()));
 }
 
 TEST(TriangleBvh, StacksOfIdenticalTrianglesStayShallow)

@@ -85,7 +85,10 @@ FracturableShape::FracturableShape(std::shared_ptr<ObjectState> state, FragmentI
 
 const TriangleBvh& FracturableShape::bvh() const
 {
-    std::call_once(m_bvhOnce, [this] { m_bvh = std::make_unique<const TriangleBvh>(m_mesh->surface); });
+    // Box queries only (processAllTriangles reads the corners from m_bodyVertices): no copy of them.
+    std::call_once(
+        m_bvhOnce, [this]
+        { m_bvh = std::make_unique<const TriangleBvh>(m_mesh->surface, TriangleBvh::Storage::Indices); });
     return *m_bvh;
 }
 

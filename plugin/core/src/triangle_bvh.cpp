@@ -272,7 +272,7 @@ TrianglePoint closestPointOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b
     return {a + v * ab + w * ac, F::Face};
 }
 
-TriangleBvh::TriangleBvh(const TriMesh& mesh)
+TriangleBvh::TriangleBvh(const TriMesh& mesh, Storage storage)
 {
     const Index count = Index(mesh.triangles.size());
     if (count == 0)
@@ -299,6 +299,8 @@ TriangleBvh::TriangleBvh(const TriMesh& mesh)
     treeDepth = builder.maxDepth;
     SHATTER_ASSERT(treeDepth <= kMaxDepth, "BVH deeper than the query stack");
 
+    if (storage == Storage::Indices)
+        return;
     triangleVertices.resize(count);
     for (Index slot = 0; slot < count; ++slot)
     {
@@ -328,6 +330,7 @@ std::vector<Aabb> TriangleBvh::leafBounds() const
 ClosestPoint TriangleBvh::closestPoint(const Vec3& p, Real maxDistance) const
 {
     ClosestPoint result;
+    SHATTER_ASSERT(empty() || !triangleVertices.empty(), "closestPoint needs TriangleBvh::Storage::Vertices");
     if (empty() || !(maxDistance >= 0))
         return result;
     // Strictly-closer comparisons keep the first triangle met on ties; nudging the bound up one ulp
@@ -400,6 +403,7 @@ ClosestPoint TriangleBvh::closestPoint(const Vec3& p, Real maxDistance) const
 ClosestPoint TriangleBvh::closestPointBruteForce(const Vec3& p) const
 {
     ClosestPoint result;
+    SHATTER_ASSERT(empty() || !triangleVertices.empty(), "closestPoint needs TriangleBvh::Storage::Vertices");
     Real best2 = std::numeric_limits<Real>::infinity();
     for (Index slot = 0; slot < triangleCount(); ++slot)
     {

@@ -79,12 +79,18 @@ public:
 
     /// An empty tree: every query finds nothing.
     TriangleBvh() = default;
+    /// What a tree keeps besides its nodes and leaf order.
+    enum class Storage : std::uint8_t
+    {
+        Vertices, ///< a copy of the triangle corners in leaf order (72 bytes a triangle): closest points
+        Indices,  ///< only the leaf order: box queries that read the mesh (about a fifth of the memory)
+    };
     /// Builds the tree over all triangles of `mesh`. Vertex indices must be in range (asserted).
-    explicit TriangleBvh(const TriMesh& mesh);
+    explicit TriangleBvh(const TriMesh& mesh, Storage storage = Storage::Vertices);
 
     /// Closest point of the mesh to p among the triangles within `maxDistance` of it (exclusive of
     /// farther ones); `found()` is false when there is none. Ties go to the first triangle met, so the
-    /// answer is deterministic.
+    /// answer is deterministic. Needs Storage::Vertices (asserted), as does the brute-force reference.
     ClosestPoint closestPoint(const Vec3& p, Real maxDistance = std::numeric_limits<Real>::infinity()) const;
     /// The same answer by testing every triangle: the reference for tests and benchmarks.
     ClosestPoint closestPointBruteForce(const Vec3& p) const;
