@@ -72,12 +72,24 @@ public:
         SHATTER_ASSERT(!jobs.empty());
         return takeFront();
     }
-    /// Waits for the oldest job; null once close() was called and the queue is empty.
-    std::shared_ptr<FractureJob> waitPop()
+    /// Waits for the oldest job (into `job`, null if there is none yet) or retired states (into `dead`,
+    /// for the caller to free outside the lock); false once close() was called and both are empty.
+    bool waitPop(std::shared_ptr<FractureJob>& job, std::vector<std::unique_ptr<ObjectState>>& dead)
     {
         std::unique_lock lock(mutex);
-        wake.wait(lock, [this] { return closed || !jobs.empty(); });
-        return jobs.empty() ? nullptr : takeFront();
+        wake.wait(lock, [this] { return closed || !jobs.empty() || !retired.empty(); });
+        dead.swap(retired);
+        job = jobs.empty() ? nullptr : takeFront();
+        return job || !dead.empty() || !closed;
+    }
+    /// Queues a state to free and wakes the waiting thread.
+    void retire(std::unique_ptr<ObjectState> state)
+    {
+        {
+            const std::lock_guard lock(mutex);
+            retired.push_back(std::move(state));
+        }
+        wake.notify_one();
     }
     void close()
     {
@@ -98,6 +110,7 @@ private:
     std::mutex mutex;
     std::condition_variable wake;
     std::deque<std::shared_ptr<FractureJob>> jobs;
+    std::vector<std::unique_ptr<ObjectState>> retired;
     bool closed = false;
 };
 
@@ -179,13 +192,21 @@ struct FractureJobRunner::Pool
         events.execute([this] { eventGroup.wait(); });
         tsanAcquire(&tsanFinished);
     }
-    // Runs the preparations in order until the queue is closed and empty.
+    // Runs the preparations in order until the queue is closed and empty, and frees the retired states
+    // first whenever it takes the next one: a state waits at most for the preparation running, not for
+    // the whole queue (in a pile of breaking objects, a dozen states of a few MiB each otherwise).
     void prepareLoop() noexcept
     {
         lowerThreadPriority();
         setBackgroundBuilder(true); // an event never waits for this thread's basis: it builds its own
-        while (const std::shared_ptr<FractureJob> job = preparations.waitPop())
-            runClaimed(*job);
+        std::shared_ptr<FractureJob> job;
+        std::vector<std::unique_ptr<ObjectState>> dead;
+        while (preparations.waitPop(job, dead))
+        {
+            dead.clear();
+            if (job)
+                runClaimed(*job);
+        }
     }
     const std::thread::id owner = std::this_thread::get_id();
     tbb::task_arena events;
@@ -252,7 +273,6 @@ void FractureJobRunner::run(FractureJob& job) noexcept
     {
         if (job.prepareFrom)
         {
-            job.retired.reset();
             job.pipeline->prepareFragments(*job.asset, *job.prepareFrom, job.prepare, *job.preparedMaterial,
                                            &job.stop);
         }
@@ -323,6 +343,20 @@ void FractureJobRunner::abandon(FractureJob& job) noexcept
 {
     int seen = FractureJob::Queued;
     job.status.compare_exchange_strong(seen, FractureJob::Cancelled, std::memory_order_acq_rel);
+}
+
+void FractureJobRunner::retire(std::unique_ptr<ObjectState> state) noexcept
+{
+    if (!pool || !state)
+        return; // freed here
+    try
+    {
+        pool->preparations.retire(std::move(state));
+    }
+    catch (const std::bad_alloc&)
+    {
+        // No room to queue it: freed here, on the simulation thread.
+    }
 }
 
 } // namespace shatter::fracture

@@ -59,9 +59,6 @@ struct FractureJob
     /// With a result: a copy of `state` with the result applied (ObjectState::apply, TVCG §4.2, §6), for
     /// the simulation thread to swap in instead of updating the state itself.
     std::unique_ptr<ObjectState> staged;
-    /// An object's earlier state that the simulation thread swapped out: a preparation frees it on its
-    /// worker (its memory is a whole collision state).
-    std::unique_ptr<ObjectState> retired;
     std::exception_ptr error; ///< what the pipeline threw (a failed event)
     std::shared_ptr<FractureEventStats> stats = std::make_shared<FractureEventStats>();
     double jobMs = 0; ///< the pipeline's wall time on the thread that ran it
@@ -100,6 +97,9 @@ public:
     /// A queued job is never run; a running one goes on without being waited for (only for jobs whose
     /// inputs they own, such as preparations).
     static void abandon(FractureJob& job) noexcept;
+    /// Frees an object's earlier state, which the simulation thread swapped out, off that thread: on the
+    /// preparation thread before its next preparation (workers = 0: here). Never throws.
+    void retire(std::unique_ptr<ObjectState> state) noexcept;
 
     /// Runs the pipeline of a claimed job and stores its outputs; never throws.
     static void run(FractureJob& job) noexcept;

@@ -508,11 +508,11 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
             prepare->prepare = {f};
             prepare->asset = o.state->assetPointer();
             prepare->preparedMaterial = material;
-            prepare->retired = std::move(retired); // the first one frees it
             o.preparing.push_back(prepare);
             jobs.submit(prepare);
         }
     }
+    jobs.retire(std::move(retired));
     stats->updateMs = msSince(start);
     event.fractureMs = stats->totalMs;
     stats->totalMs += stats->updateMs;
