@@ -121,6 +121,7 @@ void Simulation::adopt(JobResult&& result)
     {
         grabbed.reset();
         current = std::move(result.world);
+        scenes::releaseFreedMemory(); // what the old world held
         ++worldGeneration;
         accumulator = 0;
         startFragments = currentFragments();

@@ -31,6 +31,10 @@
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -364,6 +368,13 @@ btRigidBody* SceneWorld::spawnBall(const Eigen::Vector3d& position, const Eigen:
 fracture::ObjectId SceneWorld::addObject(const SceneObject& object)
 {
     return impl->addObject(object);
+}
+
+void releaseFreedMemory()
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }
 
 } // namespace shatter::scenes

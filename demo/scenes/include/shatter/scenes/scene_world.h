@@ -165,6 +165,12 @@ private:
     std::unique_ptr<Impl> impl;
 };
 
+/// Hands the allocator's free memory back to the OS (glibc's malloc_trim; nothing elsewhere). Call it
+/// after destroying a SceneWorld, as a game does at a level change: glibc keeps what a world freed in
+/// the arena of the thread that allocated it, so without it the next world's resident size stacks on
+/// top of the last one's (docs/fuzzing.md, "Soak"). Costs a few milliseconds.
+void releaseFreedMemory();
+
 /// Writes the per-step CSV (header: the StepStats field names) and the JSON summary. Throw
 /// shatter::Error naming the file if it cannot be written.
 void writeCsv(const std::filesystem::path& file, const std::vector<StepStats>& history);
