@@ -87,8 +87,9 @@ int run(int argc, char** argv)
     app.add_option("--lowest", lowestAllowed, "Lowest allowed body height above the ground, m")
         ->check(CLI::Range(-100.0, 0.0));
     app.add_option("--json", json, "Write the result as JSON");
-    app.add_flag("--glibc-defaults", glibcDefaults,
-                 "Leave glibc's allocator as it is: a sliding mmap threshold, freed memory kept between rounds");
+    app.add_flag(
+        "--glibc-defaults", glibcDefaults,
+        "Leave glibc's allocator as it is: a sliding mmap threshold, freed memory kept between rounds");
     app.add_option(
         "--rounds", roundsCsv,
         "Write a CSV line per round: seed, lowest body, the heap's peak in it, resident and peak memory "
