@@ -81,7 +81,6 @@ void StaticPriorityConstraintSolver::propagateShock()
             level[std::size_t(b)] = 0;
             queue.push_back(b);
         }
-    int deepest = 0;
     for (std::size_t head = 0; head < queue.size(); ++head)
     {
         const int b = queue[head];
@@ -91,13 +90,13 @@ void StaticPriorityConstraintSolver::propagateShock()
             if (level[std::size_t(other)] == kNone)
             {
                 level[std::size_t(other)] = level[std::size_t(b)] + 1;
-                deepest = level[std::size_t(other)];
                 queue.push_back(other);
             }
         }
     }
     // Rows bottom up: by the upper body's level, in row order within a level (a counting sort; the
-    // per-level counts reuse `fill`).
+    // per-level counts reuse `fill`). Breadth first, the last body queued is the deepest.
+    const int deepest = queue.empty() ? 0 : level[std::size_t(queue.back())];
     auto upperLevel = [&](int r)
     {
         const btSolverConstraint& c = m_tmpSolverContactConstraintPool[r];

@@ -29,8 +29,7 @@ const char* const kSource = "FractureResult";
 template <class T>
 void reserveMore(std::vector<T>& v, std::size_t extra)
 {
-    if (v.size() + extra > v.capacity())
-        v.reserve(v.size() + extra);
+    v.reserve(v.size() + extra); // does nothing when the room is there
 }
 
 std::string str(std::uint64_t v)
