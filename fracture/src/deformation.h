@@ -59,6 +59,10 @@ public:
     /// fracture event (e.g. when an object is registered).
     virtual void prepare(const Asset& asset, std::span<const Index> tets, const Material& material) = 0;
 
+    /// Drops the region's cached precomputation, if any (the region broke: no fragment has it again).
+    /// A whole object's is kept: it serves every unbroken instance of the asset.
+    virtual void forget(const Asset& asset, std::span<const Index> tets, const Material& material) = 0;
+
     /// Drops every cached precomputation.
     virtual void clearCache() = 0;
     /// Number of regions currently cached.

@@ -251,6 +251,13 @@ public:
         }
         return future.get();
     }
+    /// Drops the entry of `request` unless it is pinned (callers holding it keep it alive).
+    void erase(const RegionRequest& request)
+    {
+        const std::lock_guard lock(mutex);
+        std::erase_if(items, [&](const Item& item)
+                      { return !item.pinned && item.key == request.key && item.tets == request.tets; });
+    }
     void clear()
     {
         const std::lock_guard lock(mutex);

@@ -142,6 +142,11 @@ void FemDeformation::prepare(const Asset& asset, std::span<const Index> tets, co
                                { return factorise(asset, std::move(sorted), material); });
 }
 
+void FemDeformation::forget(const Asset& asset, std::span<const Index> tets, const Material& material)
+{
+    cache->regions.erase(makeRequest(asset, tets, material, 0));
+}
+
 StrainEnergy FemDeformation::compute(const Asset& asset, std::span<const Index> tets,
                                      const Material& material, std::span<const ImpactForce> forces)
 {

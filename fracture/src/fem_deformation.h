@@ -21,6 +21,7 @@ public:
     StrainEnergy compute(const Asset& asset, std::span<const Index> tets, const Material& material,
                          std::span<const ImpactForce> forces) override;
     void prepare(const Asset& asset, std::span<const Index> tets, const Material& material) override;
+    void forget(const Asset& asset, std::span<const Index> tets, const Material& material) override;
     void clearCache() override;
     std::size_t cachedRegions() const override;
 

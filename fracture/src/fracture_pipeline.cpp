@@ -541,6 +541,15 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
                                                 "' gave an open surface (new fragment " +
                                                 std::to_string(result.fragments[f]) + "): " + problem);
     st.fragments = Index(result.fragments.size());
+    // The parent is gone once the caller applies the result: its basis (or factorisation) and bound data
+    // would only wait for the caches' budgets. A whole object's stay (other instances use them).
+    if (!whole)
+    {
+        deformation->forget(asset, tets, material);
+        const FragmentMesh* parentMesh = state.fragmentMesh(fragment).get();
+        const std::lock_guard<std::mutex> lock(boundMutex);
+        std::erase_if(bounds, [&](const auto& e) { return parentMesh && e->meshKey == parentMesh; });
+    }
     finish();
     return result;
 }

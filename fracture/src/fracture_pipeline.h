@@ -111,7 +111,8 @@ public:
 
     /// Decides and computes the fracture of live fragment `fragment` of `state` under `forces` (material
     /// frame). std::nullopt when the criterion says it holds. Deterministic for a given seed. Does not
-    /// modify `state`: the caller applies the result. Throws shatter::Error on bad input.
+    /// modify `state`: the caller applies the result, and with a result the broken fragment's cached
+    /// precomputation is dropped (not applying it only costs a rebuild). Throws shatter::Error on bad input.
     std::optional<FractureResult> fracture(const ObjectState& state, FragmentId fragment,
                                            const Material& material, std::span<const ImpactForce> forces,
                                            std::uint64_t seed, FractureEventStats* stats = nullptr);

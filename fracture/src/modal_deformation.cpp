@@ -274,6 +274,12 @@ void ModalDeformation::prepare(const Asset& asset, std::span<const Index> tets, 
     (void)basis(asset, tets, material);
 }
 
+void ModalDeformation::forget(const Asset& asset, std::span<const Index> tets, const Material& material)
+{
+    checkMaterial(material, asset.tetMesh.tetCount(), "Material");
+    cache->regions.erase(makeRequest(asset, tets, unitMaterial(material.poissonRatio), settings.modeCount));
+}
+
 std::shared_ptr<const ModalBasis> ModalDeformation::basis(const Asset& asset, std::span<const Index> tets,
                                                           const Material& material)
 {

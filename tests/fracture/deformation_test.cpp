@@ -507,6 +507,17 @@ TEST(Deformation, RegionCacheKeepsTheWholeObjectAndBuildsEachRegionOnce)
     other.join();
     EXPECT_EQ(first, second);
     EXPECT_EQ(builds.load(), 6);
+
+    // A broken region's entry is dropped (its holders keep their copy); the whole object's is not.
+    const std::size_t before = cache.size();
+    cache.erase(shared);
+    cache.erase(whole);
+    EXPECT_EQ(cache.size(), before - 1);
+    EXPECT_EQ(*first, 7);
+    EXPECT_EQ(*cache.findOrBuild(shared, build), 7);
+    EXPECT_EQ(builds.load(), 7); // built again
+    EXPECT_EQ(*cache.findOrBuild(whole, build), int(tets.size()));
+    EXPECT_EQ(builds.load(), 7); // still cached
 }
 
 // A region a background builder is still building (a thread the OS may starve) is not waited for: a

@@ -420,8 +420,9 @@ TEST(FracturePipeline, ThreeConsecutiveFracturesKeepFieldAndSphereTreeInvariants
             EXPECT_LE(mean, 0.10);
             EXPECT_LE(worst, 1.00);
         }
-        // Every fragment region that was deformed has its own cached factorisation / modal basis.
-        EXPECT_GE(pipeline.deformationModel().cachedRegions(), 3u);
+        // Each event's parent broke, so its factorisation / modal basis was dropped; the whole object's
+        // stays (it serves every unbroken instance of the asset).
+        EXPECT_EQ(pipeline.deformationModel().cachedRegions(), 1u);
     }
 }
 

@@ -501,6 +501,12 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         const auto material = std::make_shared<const Material>(o.material);
         for (FragmentId f : order)
         {
+            // A fragment below the minimum volume never breaks (FracturePipeline::fracture): it needs no
+            // basis. It keeps its place in the schedule above, so readiness does not depend on this.
+            const std::shared_ptr<const FragmentMesh>& mesh = o.state->fragmentMesh(f);
+            if (o.material.minFragmentVolume > 0 && mesh &&
+                mesh->surface.signedVolume() < o.material.minFragmentVolume)
+                continue;
             auto prepare = std::make_shared<FractureJob>();
             prepare->object = id;
             prepare->pipeline = pipeline.get();
