@@ -1,7 +1,9 @@
 // A game's side of Shatter: links the runtime only (Shatter::Bullet, Fracture, Core), loads a cache
-// cooked offline, and runs the user guide's two examples, extracted verbatim: collision only (a plate
-// comes to rest on the ground) and FractureSystem (a glass plate dropped from 2 m breaks).
+// cooked offline, and runs the user guide's examples, extracted verbatim: collision only (a plate comes
+// to rest on the ground), FractureSystem (a glass plate dropped from 2 m breaks) and its break events
+// (the plate's owner hears of every break).
 // Usage: shatter_runtime_example cache.shatter
+#include "guide_break_events.inc"
 #include "guide_collision.inc"
 #include "guide_fracture.inc"
 
@@ -31,6 +33,16 @@ int main(int argc, char** argv)
         if (pieces < 2)
         {
             std::printf("FAILED: the plate did not break\n");
+            return 1;
+        }
+        GameObject prop{"plate"};
+        const std::size_t again = breakPlate(
+            argv[1], [&](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId object)
+            { listenForBreaks(fracture, object, prop); });
+        std::printf("break events: %d for %zu bodies\n", prop.breaks, again);
+        if (prop.breaks < 1 || again != pieces)
+        {
+            std::printf("FAILED: no break event, or the listener changed the simulation\n");
             return 1;
         }
         std::printf("OK\n");

@@ -199,18 +199,46 @@ struct FractureSystem::Impl
         objects.at(key.object).bodies.emplace(key.fragment, std::move(body));
     }
 
-    void removeBody(Object& o, FragmentId fragment)
+    // Takes the fragment's body out of the world and the system; the caller owns what is returned.
+    FragmentBody detachBody(Object& o, FragmentId fragment)
     {
         const auto it = o.bodies.find(fragment);
         if (it == o.bodies.end())
-            return;
+            return {};
         btRigidBody* body = it->second.body.get();
         while (body->getNumConstraintRefs() > 0)
             world.removeConstraint(body->getConstraintRef(0));
         world.removeRigidBody(body);
         owners.erase(body);
         registration.forgetShape(it->second.shape.get());
+        FragmentBody detached = std::move(it->second);
         o.bodies.erase(it);
+        return detached;
+    }
+    void removeBody(Object& o, FragmentId fragment) { (void)detachBody(o, fragment); }
+
+    // Hands `event` to FractureSystemSettings::onBreak with the broken body (complete() kept it in
+    // `brokenBody`), then lets that body go.
+    void announce(FractureEvent& event) noexcept
+    {
+        if (settings.onBreak)
+        {
+            event.parentBody = brokenBody.body.get();
+            try
+            {
+                settings.onBreak(event);
+            }
+            catch (const std::exception& e)
+            {
+                log(std::string("FractureSystemSettings::onBreak threw: ") + e.what());
+            }
+            catch (...)
+            {
+                log("FractureSystemSettings::onBreak threw a non-standard exception");
+            }
+            event.parentBody = nullptr;
+        }
+        brokenBody = FragmentBody{};
     }
 
     std::size_t liveBodies() const
@@ -295,6 +323,7 @@ struct FractureSystem::Impl
     ObjectId nextId = 0;
     std::unordered_map<const btCollisionObject*, BodyKey> owners; // lookups only, never iterated
     std::vector<FractureEvent> lastEvents;
+    FragmentBody brokenBody; // the body complete() replaced, until announce() has shown it to onBreak
 
     // onInternalTick scratch, kept between steps so that a step without fracture does not allocate.
     struct ContactForce
@@ -434,13 +463,26 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         keepFilter ? pb.getBroadphaseHandle()->m_collisionFilterMask : int(btBroadphaseProxy::AllFilter);
     const btScalar linearDamping = pb.getLinearDamping(), angularDamping = pb.getAngularDamping();
     const bool keepAwake = pb.getActivationState() == DISABLE_DEACTIVATION;
+    event.impulse = job.impulse;
+    event.energy = stats->strainEnergy;
+    event.impactStep = job.submitStep;
+    event.step = stepIndex;
+    Vec3 weighted = Vec3::Zero();
+    Real weight = 0;
+    for (const ImpactForce& f : job.forces)
+    {
+        weighted += f.force.norm() * f.point;
+        weight += f.force.norm();
+    }
+    if (weight > 0)
+        event.impactPoint = materialToWorld * Vec3(weighted / weight);
 
     // The job applied the result to a copy of the state: swap it in (the shapes of the object's bodies
     // hold this ObjectState, so they see the new contents).
     SHATTER_ASSERT(job.staged);
     std::swap(*o.state, *job.staged);
     std::unique_ptr<ObjectState> retired = std::move(job.staged);
-    removeBody(o, fragment);
+    brokenBody = detachBody(o, fragment); // pb stays valid: shown to onBreak (announce), then freed
     o.heldImpulse.erase(fragment);
     o.readyAt.erase(fragment);
     // Nodes per new fragment (new ids are consecutive, apply checked): its preparation's predicted cost.
@@ -475,10 +517,15 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         body.setRestitution(btScalar(o.options.restitution));
         body.setDamping(linearDamping, angularDamping);
         body.setActivationState(keepAwake ? DISABLE_DEACTIVATION : ACTIVE_TAG);
+        body.setUserPointer(pb.getUserPointer()); // the game's data follows its object's pieces
+        body.setUserIndex(pb.getUserIndex());
+        body.setUserIndex2(pb.getUserIndex2());
+        body.setUserIndex3(pb.getUserIndex3());
         addBody({id, f}, std::move(b), group, mask);
         if (insideStep)
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
+        event.fragmentBodies.push_back(&body);
     }
     // The new fragments' modal bases, on the preparation thread before the fragments are ready rather than
     // at each one's first hit (with workers = 0 there is no thread to hide it on: the first hit pays, inside
@@ -556,7 +603,10 @@ void FractureSystem::Impl::finishAndComplete(std::shared_ptr<FractureJob> job, b
         failed("unknown exception in the fracture pipeline");
     }
     if (!event)
+    {
+        brokenBody = FragmentBody{};
         return;
+    }
     stepStats.fractureMs += event->fractureMs;
     stepStats.updateMs += event->updateMs;
     ++stepStats.events;
@@ -564,10 +614,12 @@ void FractureSystem::Impl::finishAndComplete(std::shared_ptr<FractureJob> job, b
     try
     {
         lastEvents.push_back(std::move(*event));
+        event = std::nullopt;
     }
     catch (...)
     {
     }
+    announce(event ? *event : lastEvents.back());
 }
 
 FractureSystem::FractureSystem(btDiscreteDynamicsWorld& world, CollisionRegistration& collision,
@@ -738,13 +790,28 @@ std::optional<FractureEvent> FractureSystem::breakWithImpulses(ObjectId object, 
         forces.push_back({worldToMaterial * points[i], worldToMaterial.linear() * impulses[i] / timeStep});
     }
     // Synchronous: the pipeline runs here, and what it throws reaches the caller.
-    const std::shared_ptr<FractureJob> job = impl->makeJob(object, fragment, forces, 0);
+    Real impulse = 0;
+    for (const Eigen::Vector3d& j : impulses)
+        impulse += j.norm();
+    const std::shared_ptr<FractureJob> job = impl->makeJob(object, fragment, forces, impulse);
     if (!job)
         return std::nullopt;
     FractureJobRunner::run(*job);
-    std::optional<FractureEvent> event = impl->complete(*job, false);
+    std::optional<FractureEvent> event;
+    try
+    {
+        event = impl->complete(*job, false);
+    }
+    catch (...)
+    {
+        impl->brokenBody = FragmentBody{};
+        throw;
+    }
     if (event)
+    {
         ++impl->total;
+        impl->announce(*event);
+    }
     return event;
 }
 

@@ -116,6 +116,12 @@ struct FractureSystemSettings
     Real fragmentBasisMs = 140;
     /// Called with the message of every failed event or bodyless fragment during a step; default none.
     std::function<void(const std::string&)> log;
+    /// Called on the simulation thread for every fracture event, right after its fragments replaced the
+    /// broken body (inside stepSimulation at an internal step's boundary, or in breakWithImpulses): the
+    /// place to play a sound or spawn particles. It may read the world and any body, and change the
+    /// fragments' bodies, but must not add or remove objects or step the world. What it throws is caught
+    /// and logged. Default none.
+    std::function<void(const struct FractureEvent&)> onBreak;
 };
 
 using ObjectId = std::uint32_t;
@@ -137,15 +143,28 @@ struct ObjectSettings
     bool fracturable = true;
 };
 
-/// One processed fracture event.
+/// One processed fracture event. The fragments' bodies inherit the broken body's user pointer and user
+/// indices 1–3; FractureSystem::lookup maps a body back to its object and fragment.
 struct FractureEvent
 {
     ObjectId object = 0;                                        ///< the object that broke
     FragmentId parent = std::numeric_limits<FragmentId>::max(); ///< the fragment that broke
     std::vector<FragmentId> fragments;                          ///< its new fragments with a body
-    double fractureMs = 0;                                      ///< pipeline time (on a worker), ms
-    double updateMs = 0;  ///< swapping in the state its job updated, and the body replacement, ms
-    int latencySteps = 0; ///< internal steps from the impact to the fragments
+    /// Their bodies, parallel to `fragments`; each valid while its fragment is alive and in the system.
+    std::vector<btRigidBody*> fragmentBodies;
+    /// The broken body, already out of the world: valid inside FractureSystemSettings::onBreak only,
+    /// null afterwards (e.g. in lastStepEvents()).
+    const btRigidBody* parentBody = nullptr;
+    /// Where the impact acted, world frame, m: its forces' centre weighted by magnitude, at the broken
+    /// body's pose when the fragments appeared.
+    Eigen::Vector3d impactPoint = Eigen::Vector3d::Zero();
+    Real impulse = 0;             ///< the impact's total contact impulse, N·s (≥ 0)
+    Real energy = 0;              ///< strain energy of the broken fragment under the impact, J (CVD §3.3)
+    std::uint64_t impactStep = 0; ///< internal step of the impact (the system counts steps from 1)
+    std::uint64_t step = 0;       ///< internal step at whose boundary the fragments appeared
+    double fractureMs = 0;        ///< pipeline time (on a worker), ms
+    double updateMs = 0;          ///< swapping in the state its job updated, and the body replacement, ms
+    int latencySteps = 0;         ///< internal steps from the impact to the fragments
     std::shared_ptr<const FractureEventStats> details; ///< in-tree diagnostics (not installed)
 };
 
