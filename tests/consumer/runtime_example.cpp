@@ -1,10 +1,11 @@
 // A game's side of Shatter: links the runtime only (Shatter::Bullet, Fracture, Core), loads a cache
 // cooked offline, and runs the user guide's examples, extracted verbatim: collision only (a plate comes
-// to rest on the ground), FractureSystem (a glass plate dropped from 2 m breaks) and its break events
-// (the plate's owner hears of every break).
+// to rest on the ground), FractureSystem (a glass plate dropped from 2 m breaks), its break events
+// (the plate's owner hears of every break) and a debris budget (crumbs are removed, counted).
 // Usage: shatter_runtime_example cache.shatter
 #include "guide_break_events.inc"
 #include "guide_collision.inc"
+#include "guide_debris.inc"
 #include "guide_fracture.inc"
 
 #include <shatter/error.h>
@@ -43,6 +44,16 @@ int main(int argc, char** argv)
         if (prop.breaks < 1 || again != pieces)
         {
             std::printf("FAILED: no break event, or the listener changed the simulation\n");
+            return 1;
+        }
+        int removed = 0;
+        const std::size_t kept =
+            breakPlate(argv[1], [&](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId)
+                       { limitDebris(fracture, removed); });
+        std::printf("debris: %zu bodies kept, %d crumbs removed\n", kept, removed);
+        if (kept + std::size_t(removed) != pieces)
+        {
+            std::printf("FAILED: the debris budget lost count of the pieces\n");
             return 1;
         }
         std::printf("OK\n");

@@ -116,6 +116,15 @@ void checkSettings(const FractureSystemSettings& s)
         throw Error("FractureSystemSettings", "fragmentReadySteps must be >= 0");
     if (!(std::isfinite(s.fragmentBasisMs) && s.fragmentBasisMs >= 0))
         throw Error("FractureSystemSettings", "fragmentBasisMs must be finite and >= 0");
+    const DebrisSettings& d = s.debris;
+    if (d.maxBodies < 0)
+        throw Error("FractureSystemSettings", "debris.maxBodies must be >= 0");
+    if (!(std::isfinite(d.removeBelowVolume) && d.removeBelowVolume >= 0))
+        throw Error("FractureSystemSettings", "debris.removeBelowVolume must be finite and >= 0");
+    if (!(std::isfinite(d.freezeBelowVolume) && d.freezeBelowVolume >= 0))
+        throw Error("FractureSystemSettings", "debris.freezeBelowVolume must be finite and >= 0");
+    if (!(d.removeAfterSleeping > 0)) // +∞ allowed
+        throw Error("FractureSystemSettings", "debris.removeAfterSleeping must be > 0");
 }
 
 struct BodyKey
@@ -240,6 +249,10 @@ struct FractureSystem::Impl
         }
         brokenBody = FragmentBody{};
     }
+
+    void applyDebris(double timeStep) noexcept;
+    void removeDebris(Object& o, ObjectId id, FragmentId fragment, DebrisReason reason);
+    void freeze(FragmentBody& b);
 
     std::size_t liveBodies() const
     {
@@ -521,6 +534,7 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         body.setUserIndex(pb.getUserIndex());
         body.setUserIndex2(pb.getUserIndex2());
         body.setUserIndex3(pb.getUserIndex3());
+        b.bornStep = stepIndex;
         addBody({id, f}, std::move(b), group, mask);
         if (insideStep)
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
@@ -620,6 +634,106 @@ void FractureSystem::Impl::finishAndComplete(std::shared_ptr<FractureJob> job, b
     {
     }
     announce(event ? *event : lastEvents.back());
+}
+
+// DebrisSettings at the end of a step: small pieces, then sleeping ones, then the budget.
+void FractureSystem::Impl::applyDebris(double timeStep) noexcept
+{
+    // Values edited since the constructor checked them that it would reject turn their rule off.
+    const DebrisSettings& d = settings.debris;
+    const bool sleepRemoval = d.removeAfterSleeping > 0 && std::isfinite(d.removeAfterSleeping);
+    if (!(d.maxBodies > 0 || d.removeBelowVolume > 0 || d.freezeBelowVolume > 0 || sleepRemoval))
+        return;
+    try
+    {
+        struct Piece
+        {
+            Real volume;
+            std::uint64_t born;
+            ObjectId object;
+            FragmentId fragment;
+            DebrisReason reason;
+            auto operator<=>(const Piece&) const = default;
+        };
+        std::vector<Piece> pieces, doomed;
+        for (auto& [id, o] : objects)
+            for (auto& [fragment, b] : o.bodies)
+            {
+                if (fragment == 0 || (o.job && o.job->fragment == fragment))
+                    continue; // an unbroken object, or a piece about to break
+                const Real volume = b.massProperties.volume;
+                b.asleepFor = b.body->getActivationState() == ISLAND_SLEEPING ? b.asleepFor + timeStep : 0;
+                if (volume < d.removeBelowVolume)
+                    doomed.push_back({volume, b.bornStep, id, fragment, DebrisReason::Volume});
+                else if (sleepRemoval && b.asleepFor >= d.removeAfterSleeping)
+                    doomed.push_back({volume, b.bornStep, id, fragment, DebrisReason::Sleep});
+                else
+                {
+                    if (b.asleepFor > 0 && !b.frozen && volume < d.freezeBelowVolume)
+                        freeze(b);
+                    pieces.push_back({volume, b.bornStep, id, fragment, DebrisReason::Budget});
+                }
+            }
+        if (d.maxBodies > 0)
+        {
+            const std::size_t kept = liveBodies() - doomed.size();
+            if (kept > std::size_t(d.maxBodies))
+            {
+                const std::size_t excess = std::min(kept - std::size_t(d.maxBodies), pieces.size());
+                std::partial_sort(pieces.begin(), pieces.begin() + std::ptrdiff_t(excess), pieces.end());
+                doomed.insert(doomed.end(), pieces.begin(), pieces.begin() + std::ptrdiff_t(excess));
+            }
+        }
+        for (const Piece& p : doomed)
+            removeDebris(objects.at(p.object), p.object, p.fragment, p.reason);
+    }
+    catch (const std::bad_alloc&)
+    {
+        log("out of memory while applying DebrisSettings; nothing more removed this step");
+    }
+}
+
+void FractureSystem::Impl::removeDebris(Object& o, ObjectId id, FragmentId fragment, DebrisReason reason)
+{
+    btRigidBody* body = o.bodies.at(fragment).body.get();
+    if (settings.debris.onRemove)
+    {
+        try
+        {
+            settings.debris.onRemove({id, fragment, body, reason});
+        }
+        catch (const std::exception& e)
+        {
+            log(std::string("DebrisSettings::onRemove threw: ") + e.what());
+        }
+        catch (...)
+        {
+            log("DebrisSettings::onRemove threw a non-standard exception");
+        }
+    }
+    for (FractureEvent& event : lastEvents) // no dangling pointers in lastStepEvents()
+        std::replace(event.fragmentBodies.begin(), event.fragmentBodies.end(), body, (btRigidBody*)nullptr);
+    removeBody(o, fragment);
+    o.heldImpulse.erase(fragment);
+    o.readyAt.erase(fragment);
+    ++stepStats.debrisRemoved;
+}
+
+// Static where it lies: out of the world, mass 0, back in with its collision filter.
+void FractureSystem::Impl::freeze(FragmentBody& b)
+{
+    btRigidBody& body = *b.body;
+    const int group = body.getBroadphaseHandle()->m_collisionFilterGroup;
+    const int mask = body.getBroadphaseHandle()->m_collisionFilterMask;
+    world.removeRigidBody(&body);
+    body.setLinearVelocity(btVector3(0, 0, 0));
+    body.setAngularVelocity(btVector3(0, 0, 0));
+    body.setMassProps(0, btVector3(0, 0, 0));
+    body.setCollisionFlags(body.getCollisionFlags() | btCollisionObject::CF_STATIC_OBJECT);
+    body.updateInertiaTensor();
+    world.addRigidBody(&body, group, mask);
+    b.frozen = true;
+    ++stepStats.debrisFrozen;
 }
 
 FractureSystem::FractureSystem(btDiscreteDynamicsWorld& world, CollisionRegistration& collision,
@@ -863,6 +977,8 @@ void FractureSystem::tick(btScalar timeStep)
         s.finishAndComplete(s.pending.front(), true);
     if (!s.settings.enabled || !(timeStep > 0) || s.objects.empty())
     {
+        if (timeStep > 0)
+            s.applyDebris(double(timeStep));
         countLive();
         return;
     }
@@ -1004,6 +1120,7 @@ void FractureSystem::tick(btScalar timeStep)
             SHATTER_ASSERT(job && job->fragment == impact.key.fragment);
             s.finishAndComplete(job, true);
         }
+    s.applyDebris(double(timeStep));
     countLive();
 }
 

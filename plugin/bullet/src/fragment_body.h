@@ -33,6 +33,9 @@ struct FragmentBody
     std::vector<btScalar> vertices;                         ///< GImpact: body-frame vertices, xyz
     Eigen::Isometry3d materialToBody = Eigen::Isometry3d::Identity(); ///< O: material frame → body frame
     MassProperties massProperties;                                    ///< at the object's density
+    std::uint64_t bornStep = 0; ///< FractureSystem's internal step at which the body appeared
+    double asleepFor = 0;       ///< s that Bullet has kept it asleep without a break (DebrisSettings)
+    bool frozen = false;        ///< made static by DebrisSettings::freezeBelowVolume
 };
 
 /// Builds the body of live fragment `fragment` of `state` (which must have a mesh) with its material

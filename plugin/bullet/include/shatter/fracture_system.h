@@ -67,6 +67,47 @@ namespace fracture
 
 struct FractureEventStats;
 
+using ObjectId = std::uint32_t;
+
+/// Why DebrisSettings took a piece out of the world.
+enum class DebrisReason : std::uint8_t
+{
+    Budget, ///< the system held more bodies than DebrisSettings::maxBodies
+    Volume, ///< smaller than DebrisSettings::removeBelowVolume
+    Sleep,  ///< asleep for DebrisSettings::removeAfterSleeping
+};
+
+/// A piece about to be removed (DebrisSettings::onRemove).
+struct DebrisRemoval
+{
+    ObjectId object = 0;
+    FragmentId fragment = 0;
+    btRigidBody* body = nullptr; ///< still in the world; destroyed after the call
+    DebrisReason reason = DebrisReason::Budget;
+};
+
+/// What happens to the pieces of broken objects (never to unbroken objects, nor to a piece whose own
+/// fracture is pending). Applied at the end of every internal step, in this order: volume, sleep,
+/// budget. The defaults keep every piece. A removed piece stays in its ObjectState without a body, so
+/// its siblings' collision data need no update, and never breaks again. Checked by the FractureSystem
+/// constructor; editable between steps (a value it would reject turns its rule off).
+struct DebrisSettings
+{
+    /// Most bodies the system keeps, unbroken objects included, ≥ 0 (0: no budget). Beyond it the
+    /// smallest pieces go first (by volume; among equals the oldest, then by object and fragment id);
+    /// default 0.
+    int maxBodies = 0;
+    /// Pieces smaller than this are removed in the step they appear, m³, ≥ 0; default 0 (none).
+    Real removeBelowVolume = 0;
+    /// Pieces smaller than this become static where they lie once Bullet puts them to sleep (they cost
+    /// nothing after, and still break when hit), m³, ≥ 0; default 0 (none).
+    Real freezeBelowVolume = 0;
+    /// Pieces that Bullet kept asleep this long are removed, s, > 0; default +∞ (never).
+    Real removeAfterSleeping = std::numeric_limits<Real>::infinity();
+    /// Called on the simulation thread before each removal; what it throws is logged. Default none.
+    std::function<void(const DebrisRemoval&)> onRemove;
+};
+
 /// Settings of a FractureSystem; checked by its constructor.
 struct FractureSystemSettings
 {
@@ -122,9 +163,9 @@ struct FractureSystemSettings
     /// fragments' bodies, but must not add or remove objects or step the world. What it throws is caught
     /// and logged. Default none.
     std::function<void(const struct FractureEvent&)> onBreak;
+    /// Removal and freezing of pieces (a budget, small pieces, sleeping pieces); default: keep all.
+    DebrisSettings debris;
 };
-
-using ObjectId = std::uint32_t;
 
 /// Per-object settings of addObject.
 struct ObjectSettings
@@ -150,7 +191,8 @@ struct FractureEvent
     ObjectId object = 0;                                        ///< the object that broke
     FragmentId parent = std::numeric_limits<FragmentId>::max(); ///< the fragment that broke
     std::vector<FragmentId> fragments;                          ///< its new fragments with a body
-    /// Their bodies, parallel to `fragments`; each valid while its fragment is alive and in the system.
+    /// Their bodies, parallel to `fragments`; each valid while its fragment has a body in the system
+    /// (null here once DebrisSettings removed it in the same step).
     std::vector<btRigidBody*> fragmentBodies;
     /// The broken body, already out of the world: valid inside FractureSystemSettings::onBreak only,
     /// null afterwards (e.g. in lastStepEvents()).
@@ -193,8 +235,10 @@ struct FractureStepStats
     int fragmentLimitImpacts = 0; ///< impacts not evaluated: the event could pass maxWorldFragments
     int jobsSubmitted = 0;        ///< impacts handed to the pipeline this step
     int jobsCompleted = 0;        ///< jobs whose result was taken this step (broken, whole or failed)
-    int jobsWaited = 0;  ///< of those, not done by their step: the simulation thread waited or ran them
-    int pendingJobs = 0; ///< jobs submitted and not yet completed after the step
+    int jobsWaited = 0;    ///< of those, not done by their step: the simulation thread waited or ran them
+    int pendingJobs = 0;   ///< jobs submitted and not yet completed after the step
+    int debrisRemoved = 0; ///< pieces DebrisSettings removed at the end of the step
+    int debrisFrozen = 0;  ///< pieces DebrisSettings made static at the end of the step
 };
 
 /// See the file comment. Neither copyable nor movable: the world's callback points to it.
