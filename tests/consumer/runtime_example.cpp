@@ -3,6 +3,7 @@
 // to rest on the ground), FractureSystem (a glass plate dropped from 2 m breaks), its break events
 // (the plate's owner hears of every break) and a debris budget (crumbs are removed, counted).
 // Usage: shatter_runtime_example cache.shatter
+#include "guide_anchors.inc"
 #include "guide_break_events.inc"
 #include "guide_collision.inc"
 #include "guide_debris.inc"
@@ -54,6 +55,12 @@ int main(int argc, char** argv)
         if (kept + std::size_t(removed) != pieces)
         {
             std::printf("FAILED: the debris budget lost count of the pieces\n");
+            return 1;
+        }
+        const shatter::fracture::ObjectSettings wall = anchoredWall();
+        if (wall.dynamic || wall.anchorBoxes.size() != 1)
+        {
+            std::printf("FAILED: the anchored wall's settings\n");
             return 1;
         }
         std::printf("OK\n");

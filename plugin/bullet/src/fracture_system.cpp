@@ -37,7 +37,8 @@
 // its shape in the registration's field cache), add one body per new fragment at the parent's placement with
 // v + ω × (c_f − c_p) and ω, the parent's collision filter, damping, friction and restitution, and —
 // inside a step — gravity applied by hand (stepSimulation applied it once before its substeps).
-// Fragments are always dynamic, even those of a static object: a broken wall falls apart.
+// Fragments are dynamic, even those of a static object (a broken wall falls apart), except a static
+// object's pieces that hold an anchored tet node (ObjectSettings::anchorBoxes, anchorNodes): they stay.
 //
 // Errors. onInternalTick runs inside stepSimulation, and Bullet is not exception-safe, so nothing may
 // leave it: a job catches what the pipeline throws and each event's completion runs under a catch-all
@@ -127,6 +128,10 @@ void checkSettings(const FractureSystemSettings& s)
         throw Error("FractureSystemSettings", "debris.removeAfterSleeping must be > 0");
 }
 
+// Bullet's filter of static bodies (btCollisionWorld::addCollisionObject's default for them).
+constexpr int kStaticGroup = btBroadphaseProxy::StaticFilter;
+constexpr int kStaticMask = btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter;
+
 struct BodyKey
 {
     ObjectId object = 0;
@@ -149,6 +154,7 @@ struct FractureSystem::Impl
         std::map<FragmentId, std::uint64_t> readyAt; // per fragment since a fracture: its first ready step
         std::shared_ptr<FractureJob> job;            // the pending job of one of its fragments, if any
         std::vector<std::shared_ptr<FractureJob>> preparing; // its events' preparations not known done
+        std::vector<char> anchored; // per asset node: in an anchor (ObjectSettings); empty: no anchors
     };
 
     Impl(btDiscreteDynamicsWorld& w, CollisionRegistration& r, const FractureSystemSettings& s)
@@ -503,12 +509,19 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
     std::vector<Index> size(result.fragments.size(), 0);
     for (FragmentId label : result.nodeFragments)
         ++size[label - first];
+    // A new fragment is anchored when one of its nodes is (apply() labels exactly these nodes).
+    std::vector<char> anchoredFragment(result.fragments.size(), 0);
+    if (!o.anchored.empty())
+        for (std::size_t i = 0; i < result.nodes.size(); ++i)
+            if (o.anchored[result.nodes[i]])
+                anchoredFragment[result.nodeFragments[i] - first] = 1;
     for (FragmentId f : result.fragments)
     {
+        const bool anchored = anchoredFragment[f - first] != 0;
         FragmentBody b;
         try
         {
-            b = makeFragmentBody(shapes, o.state, f, materialToWorld, o.material.density, true);
+            b = makeFragmentBody(shapes, o.state, f, materialToWorld, o.material.density, !anchored);
         }
         catch (const Error& e)
         {
@@ -521,11 +534,14 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
             continue;
         }
         btRigidBody& body = *b.body;
-        const Vec3 cf = toEigen(body.getCenterOfMassPosition());
-        body.setLinearVelocity(toBullet(Vec3(v + w.cross(cf - c))));
-        body.setAngularVelocity(toBullet(w));
-        body.setInterpolationLinearVelocity(body.getLinearVelocity());
-        body.setInterpolationAngularVelocity(body.getAngularVelocity());
+        if (!anchored)
+        {
+            const Vec3 cf = toEigen(body.getCenterOfMassPosition());
+            body.setLinearVelocity(toBullet(Vec3(v + w.cross(cf - c))));
+            body.setAngularVelocity(toBullet(w));
+            body.setInterpolationLinearVelocity(body.getLinearVelocity());
+            body.setInterpolationAngularVelocity(body.getAngularVelocity());
+        }
         body.setFriction(btScalar(o.options.friction));
         body.setRestitution(btScalar(o.options.restitution));
         body.setDamping(linearDamping, angularDamping);
@@ -535,8 +551,11 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         body.setUserIndex2(pb.getUserIndex2());
         body.setUserIndex3(pb.getUserIndex3());
         b.bornStep = stepIndex;
-        addBody({id, f}, std::move(b), group, mask);
-        if (insideStep)
+        if (anchored)
+            addBody({id, f}, std::move(b), kStaticGroup, kStaticMask);
+        else
+            addBody({id, f}, std::move(b), group, mask);
+        if (insideStep && !anchored)
             body.applyGravity(); // stepSimulation applied gravity before its substeps, without this body
         event.fragments.push_back(f);
         event.fragmentBodies.push_back(&body);
@@ -782,7 +801,43 @@ ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Mat
     if (!(options.friction >= 0) || !(options.restitution >= 0))
         throw Error("FractureSystem::addObject", "friction and restitution must be >= 0");
 
+    const Index nodeCount = asset->tetMesh.nodeCount();
+    std::vector<char> anchored;
+    if (!options.anchorBoxes.empty() || !options.anchorNodes.empty())
+    {
+        if (options.dynamic)
+            throw Error("FractureSystem::addObject",
+                        "anchors need a static object (ObjectSettings::dynamic = false)");
+        anchored.assign(nodeCount, 0);
+        for (std::size_t i = 0; i < options.anchorBoxes.size(); ++i)
+        {
+            const Eigen::AlignedBox3d& box = options.anchorBoxes[i];
+            if (!box.min().allFinite() || !box.max().allFinite() || box.isEmpty())
+                throw Error("FractureSystem::addObject",
+                            "anchor box " + std::to_string(i) + " must be finite with min <= max");
+            bool holds = false;
+            for (Index n = 0; n < nodeCount; ++n)
+                if (box.contains(asset->tetMesh.nodes[n]))
+                {
+                    anchored[n] = 1;
+                    holds = true;
+                }
+            if (!holds)
+                throw Error("FractureSystem::addObject", "anchor box " + std::to_string(i) +
+                                                             " holds no tet node of '" + asset->name + "'");
+        }
+        for (std::uint32_t n : options.anchorNodes)
+        {
+            if (n >= nodeCount)
+                throw Error("FractureSystem::addObject", "anchor node " + std::to_string(n) +
+                                                             " is not below the node count " +
+                                                             std::to_string(nodeCount));
+            anchored[n] = 1;
+        }
+    }
+
     Impl::Object o;
+    o.anchored = std::move(anchored);
     o.state = std::make_shared<ObjectState>(std::move(asset), impl->objectState);
     o.material = material;
     o.options = options;
@@ -800,9 +855,8 @@ ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Mat
     impl->objects.emplace(id, std::move(o));
     impl->ids.push_back(id);
     impl->addBody({id, 0}, std::move(b),
-                  int(options.dynamic ? btBroadphaseProxy::DefaultFilter : btBroadphaseProxy::StaticFilter),
-                  int(options.dynamic ? btBroadphaseProxy::AllFilter
-                                      : btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter));
+                  options.dynamic ? int(btBroadphaseProxy::DefaultFilter) : kStaticGroup,
+                  options.dynamic ? int(btBroadphaseProxy::AllFilter) : kStaticMask);
     return id;
 }
 

@@ -182,6 +182,14 @@ struct ObjectSettings
     Real restitution = 0.0;
     /// False: collides as a fracturable shape but never breaks; default true.
     bool fracturable = true;
+    /// Anchors of a static object (dynamic = false), e.g. a wall's foot or a shelf's screws: boxes in the
+    /// material frame, m, each holding at least one tet node of the asset. After a break, a piece with a
+    /// tet node in an anchor stays static where it is, the others become dynamic; so do its own pieces.
+    /// Empty (default): every piece of a static object is dynamic.
+    std::vector<Eigen::AlignedBox3d> anchorBoxes;
+    /// Asset tet-node ids that anchor likewise (e.g. painted in a tool), each below the node count;
+    /// default none.
+    std::vector<std::uint32_t> anchorNodes;
 };
 
 /// One processed fracture event. The fragments' bodies inherit the broken body's user pointer and user
