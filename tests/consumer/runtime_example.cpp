@@ -7,6 +7,7 @@
 #include "guide_break_events.inc"
 #include "guide_collision.inc"
 #include "guide_debris.inc"
+#include "guide_debug_draw.inc"
 #include "guide_fracture.inc"
 
 #include <shatter/error.h>
@@ -57,6 +58,8 @@ int main(int argc, char** argv)
             std::printf("FAILED: the debris budget lost count of the pieces\n");
             return 1;
         }
+        breakPlate(argv[1], [](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId)
+                   { drawFracture(fracture); }); // no drawer installed: draws nothing, must not fail
         const shatter::fracture::ObjectSettings wall = anchoredWall();
         if (wall.dynamic || wall.anchorBoxes.size() != 1)
         {

@@ -1178,6 +1178,11 @@ void FractureSystem::tick(btScalar timeStep)
     countLive();
 }
 
+btDiscreteDynamicsWorld& FractureSystem::world() const
+{
+    return impl->world;
+}
+
 std::span<const FractureEvent> FractureSystem::lastStepEvents() const
 {
     return impl->lastEvents;

@@ -47,6 +47,7 @@
 class btDiscreteDynamicsWorld;
 class btRigidBody;
 class btCollisionObject;
+class btIDebugDraw;
 
 namespace shatter
 {
@@ -249,6 +250,22 @@ struct FractureStepStats
     int debrisFrozen = 0;  ///< pieces DebrisSettings made static at the end of the step
 };
 
+/// What FractureSystem::debugDraw draws (each a switch; the defaults draw nothing).
+struct DebugDrawSettings
+{
+    /// Sphere-tree level whose nodes are drawn as three circles each (TVCG §5.1; 0: the roots), per
+    /// piece in its colour; −1: none; default −1.
+    int sphereLevel = -1;
+    /// Contact points of the system's bodies, through drawContactPoint, plus a line along each normal;
+    /// default false.
+    bool contacts = false;
+    /// The pieces' outlines: surface edges where the faces meet at more than 30° or where a crack face
+    /// meets the original surface; default false.
+    bool outlines = false;
+    /// Length of the contact normals' lines, m, > 0; default 0.02.
+    Real normalLength = 0.02;
+};
+
 /// See the file comment. Neither copyable nor movable: the world's callback points to it.
 class FractureSystem
 {
@@ -303,6 +320,12 @@ public:
     /// The settings, editable between steps (enabled, minImpulse, the gate, seed, log); deformation,
     /// metric, workers, latencySteps and fragmentReadySteps are read by the constructor.
     FractureSystemSettings& settings();
+
+    /// The world the system's bodies live in.
+    btDiscreteDynamicsWorld& world() const;
+    /// Draws what `what` selects through `drawer`, or through the world's debug drawer when null (nothing
+    /// without one): call it after the world's debugDrawWorld. Between steps, on the simulation thread.
+    void debugDraw(const DebugDrawSettings& what, btIDebugDraw* drawer = nullptr) const;
 
 private:
     friend struct shatter::detail::InternalAccess;
