@@ -182,6 +182,7 @@ CollisionStatistics CollisionRegistration::statistics() const
     out.pairs = c.pairs.load(std::memory_order_relaxed);
     out.failures = c.failures.load(std::memory_order_relaxed);
     out.budgetLimitedPairs = c.budgetLimitedPairs.load(std::memory_order_relaxed);
+    out.unsupportedPairs = c.unsupportedPairs.load(std::memory_order_relaxed);
     const std::lock_guard<std::mutex> lock(c.errorMutex);
     out.lastError = c.lastError;
     return out;
@@ -195,6 +196,7 @@ void CollisionRegistration::resetStatistics()
     c.pairs.store(0, std::memory_order_relaxed);
     c.failures.store(0, std::memory_order_relaxed);
     c.budgetLimitedPairs.store(0, std::memory_order_relaxed);
+    c.unsupportedPairs.store(0, std::memory_order_relaxed);
     const std::lock_guard<std::mutex> lock(c.errorMutex);
     c.lastError.clear();
 }

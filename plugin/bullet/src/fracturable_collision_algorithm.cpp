@@ -290,19 +290,47 @@ FracturableCollisionAlgorithm::FracturableCollisionAlgorithm(const btCollisionAl
         else if (ShapeField::supports(shape))
         {
             // A shape the field cannot be built for (e.g. an empty mesh) must not throw through Bullet's
-            // dispatcher: the pair then simply has no contacts.
+            // dispatcher: the pair then has no contacts, and says so.
             try
             {
                 m_fields[i] = m_context->fields->get(shape);
+                m_kind[i] = kField;
             }
-            catch (const std::exception&)
+            catch (const std::exception& e)
             {
                 m_fields[i].reset();
+                unsupported(i, shape, e.what());
             }
-            m_kind[i] = m_fields[i] ? kField : kUnsupported;
         }
         else
-            m_kind[i] = kUnsupported;
+            unsupported(i, shape, "Shatter has no distance field for this shape type");
+    }
+}
+
+void FracturableCollisionAlgorithm::unsupported(int side, const btCollisionShape& shape,
+                                                const char* why) noexcept
+{
+    m_kind[side] = kUnsupported;
+    if (m_closestPoints)
+        return;
+    CollisionCounters& counters = *m_context->counters;
+    counters.unsupportedPairs.fetch_add(1, std::memory_order_relaxed);
+    try
+    {
+        bool first = false;
+        {
+            const std::lock_guard<std::mutex> lock(counters.errorMutex);
+            first = counters.unsupportedShapeTypes.insert(shape.getShapeType()).second;
+        }
+        if (first && m_context->settings.log)
+            m_context->settings.log(std::string("a fracturable body and a ") + shape.getName() +
+                                    " (shape type " + std::to_string(shape.getShapeType()) +
+                                    ") get no contacts: " + why +
+                                    " (counted in CollisionStatistics::unsupportedPairs)");
+    }
+    catch (...)
+    {
+        // A failing log must not throw through Bullet's dispatcher.
     }
 }
 

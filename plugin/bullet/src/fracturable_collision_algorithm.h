@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,14 @@ struct CollisionCounters
     std::atomic<long> pairs{0};
     std::atomic<long> failures{0};
     std::atomic<long> budgetLimitedPairs{0};
+    std::atomic<long> unsupportedPairs{0};
     /// Simulation pairs with an algorithm (not a statistic: never reset). Algorithms are made and
     /// destroyed outside the parallel part of a step (parallel_dispatcher.cpp), so every pair of a step
     /// reads the same count whatever the thread count.
     std::atomic<long> livePairs{0};
     std::mutex errorMutex;
-    std::string lastError; // guarded by errorMutex
+    std::string lastError;               // guarded by errorMutex
+    std::set<int> unsupportedShapeTypes; // logged once each; guarded by errorMutex
 };
 
 /// What every algorithm of one registration shares: the settings (checked once, at registration), the
@@ -128,6 +131,9 @@ private:
     void selectContacts(Index keep, Real tolerance, detail::PairScratch& s) const;
     /// Assigns every contact its manifold (creating manifolds as needed) and records the routes.
     void routeContacts(const btCollisionObject* const (&objects)[2], detail::PairScratch& s);
+    /// Marks `side` (of `shape`) unsupported: the pair gets no contacts; counted, and logged once per
+    /// shape type.
+    void unsupported(int side, const btCollisionShape& shape, const char* why) noexcept;
     /// Writes this step's contacts into the manifolds, refreshes them and releases the empty ones.
     void addContacts(const btCollisionObject* const (&objects)[2], const detail::PairSide (&sides)[2],
                      Real band, btManifoldResult* resultOut, detail::PairScratch& s);

@@ -29,7 +29,8 @@ Vec3 fromBullet(const btVector3& v)
 bool isTriangleMesh(int type)
 {
     return type == TRIANGLE_MESH_SHAPE_PROXYTYPE || type == SCALED_TRIANGLE_MESH_SHAPE_PROXYTYPE ||
-           type == MULTIMATERIAL_TRIANGLE_MESH_PROXYTYPE;
+           type == MULTIMATERIAL_TRIANGLE_MESH_PROXYTYPE || type == TERRAIN_SHAPE_PROXYTYPE ||
+           type == GIMPACT_SHAPE_PROXYTYPE;
 }
 
 void requirePositive(const btCollisionShape& shape, const char* what, Real value)
@@ -64,7 +65,8 @@ detail::AnyField makeField(const btCollisionShape& shape, Real thickness, ShapeF
     }
     if (!shape.isConvex())
         throw Error(shape.getName(), "unsupported shape type " + std::to_string(type) +
-                                         " (convex shapes, static planes and triangle meshes are supported)");
+                                         " (convex shapes, static planes, triangle meshes, height fields and "
+                                         "GImpact meshes are supported)");
     switch (type)
     {
     case SPHERE_SHAPE_PROXYTYPE:

@@ -1,4 +1,5 @@
-// The distance field of a static triangle mesh (btBvhTriangleMeshShape, btScaledBvhTriangleMeshShape):
+// The distance field of a triangle mesh (btBvhTriangleMeshShape, btScaledBvhTriangleMeshShape,
+// btHeightfieldTerrainShape, btGImpactMeshShape):
 // our TriangleBvh over its triangles answers the closest point, and the angle-weighted pseudonormal of
 // the face, edge or vertex holding it gives the side (Bærentzen & Aanæs 2005), as in
 // signed_distance.h — but Bullet meshes are usually open (terrain, floors), so the solid is a layer:
@@ -20,6 +21,7 @@
 #include "shatter/error.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
+#include <BulletCollision/CollisionShapes/btHeightfieldTerrainShape.h>
 #include <BulletCollision/CollisionShapes/btScaledBvhTriangleMeshShape.h>
 #include <BulletCollision/CollisionShapes/btStridingMeshInterface.h>
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
@@ -36,11 +38,15 @@ namespace
 
 // Collects triangle corners and welds exactly equal ones (a mesh interface reports a shared vertex
 // with identical bits every time), so edges and vertices get proper pseudonormals.
-class TriangleCollector : public btInternalTriangleIndexCallback
+class TriangleCollector : public btInternalTriangleIndexCallback, public btTriangleCallback
 {
 public:
     explicit TriangleCollector(const Vec3& scale) : scale(scale) {}
 
+    void processTriangle(btVector3* triangle, int part, int index) override
+    {
+        internalProcessTriangleIndex(triangle, part, index);
+    }
     void internalProcessTriangleIndex(btVector3* triangle, int, int) override
     {
         Triangle t;
@@ -82,9 +88,28 @@ Vec3 normalizedOr(const Vec3& v, const Vec3& fallback)
 
 MeshField MeshField::make(const btCollisionShape& shape, Real thickness)
 {
+    const btVector3 huge(BT_LARGE_FLOAT, BT_LARGE_FLOAT, BT_LARGE_FLOAT);
+    const int type = shape.getShapeType();
+    if (type == TERRAIN_SHAPE_PROXYTYPE || type == GIMPACT_SHAPE_PROXYTYPE)
+    {
+        // Their own triangle enumeration applies their scaling (a GImpact mesh must have had its
+        // updateBound(), as Bullet's GImpact algorithm requires too).
+        TriangleCollector collector(Vec3::Ones());
+        static_cast<const btConcaveShape&>(shape).processAllTriangles(&collector, -huge, huge);
+        if (type == TERRAIN_SHAPE_PROXYTYPE)
+        {
+            // A height map's front is up whatever its triangles' winding (btHeightfieldTerrainShape can
+            // flip it): turn each triangle to face along the up axis.
+            const int up = static_cast<const btHeightfieldTerrainShape&>(shape).getUpAxis();
+            TriMesh& mesh = collector.mesh;
+            for (Index t = 0; t < mesh.triangles.size(); ++t)
+                if (mesh.normal(t)[up] < 0)
+                    std::swap(mesh.triangles[t][1], mesh.triangles[t][2]);
+        }
+        return make(std::move(collector.mesh), thickness);
+    }
     const btTriangleMeshShape* meshShape = nullptr;
     Vec3 scale = Vec3::Ones();
-    const int type = shape.getShapeType();
     if (type == SCALED_TRIANGLE_MESH_SHAPE_PROXYTYPE)
     {
         const auto& scaled = static_cast<const btScaledBvhTriangleMeshShape&>(shape);
@@ -99,7 +124,6 @@ MeshField MeshField::make(const btCollisionShape& shape, Real thickness)
     // Every triangle: the interface applies its own scaling (the mesh shape's local scaling), the
     // scaled wrapper's scaling comes on top.
     TriangleCollector collector(scale);
-    const btVector3 huge(BT_LARGE_FLOAT, BT_LARGE_FLOAT, BT_LARGE_FLOAT);
     meshShape->getMeshInterface()->InternalProcessAllTriangles(&collector, -huge, huge);
     return make(std::move(collector.mesh), thickness);
 }

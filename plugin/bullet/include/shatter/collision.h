@@ -88,7 +88,10 @@ struct CollisionStatistics
     long pairs = 0;           ///< pair evaluations that output at least one contact
     long failures = 0;        ///< pair evaluations that failed and output no contacts (see the file comment)
     long budgetLimitedPairs = 0; ///< pair evaluations that kept fewer contacts for maxContactsPerStep
-    std::string lastError;       ///< the message of the last failure ("" if none)
+    /// Pairs made with a shape Shatter cannot collide with (they get no contacts); the first of each
+    /// shape type is also logged through CollisionSettings::log.
+    long unsupportedPairs = 0;
+    std::string lastError; ///< the message of the last failure ("" if none)
 };
 
 /// Shatter's narrow phase registered with one dispatcher, for as long as this object lives; see the
