@@ -23,10 +23,16 @@ namespace
 
 using namespace shatter::scenes;
 
+std::string_view meshFormatName(shatter::MeshFormat format)
+{
+    return format == shatter::MeshFormat::Gltf ? "gltf" : "obj";
+}
+
 int run(int argc, char** argv)
 {
     CLI::App app{"shatter_run: run a Shatter scene headless and write per-step statistics"};
-    std::string sceneArgument, csv, json, cacheDir;
+    std::string sceneArgument, csv, json, cacheDir, exportDir;
+    shatter::MeshFormat exportFormat = shatter::MeshFormat::Gltf;
     int steps = -1;
     RunSettings options;
     bool noFracture = false, list = false;
@@ -57,6 +63,12 @@ int run(int argc, char** argv)
             { return text.find('-') == std::string::npos ? std::string() : "must not be negative"; },
             "UINT"));
     app.add_flag("--no-fracture", noFracture, "Nothing breaks");
+    app.add_option("--export", exportDir,
+                   "After the run, write every piece to this folder (one file each, at its world pose, crack "
+                   "faces as their own material)");
+    app.add_option("--export-format", exportFormat, "File format of --export")
+        ->transform(shatter::cli::namedChoices({shatter::MeshFormat::Gltf, shatter::MeshFormat::Obj},
+                                               &meshFormatName));
     app.add_option("--workers", options.workers,
                    "Fracture job threads (0: inline at submission; default: the scene's, else 1)")
         ->check(CLI::Range(0, 256));
@@ -124,6 +136,11 @@ int run(int argc, char** argv)
         writeCsv(csv, world.history());
     if (!json.empty())
         writeSummaryJson(json, summary);
+    if (!exportDir.empty())
+    {
+        const int files = exportFragments(world, exportDir, exportFormat);
+        std::fprintf(stderr, "shatter_run: exported %d pieces to %s\n", files, exportDir.c_str());
+    }
     std::printf("%s: %d steps (%.3f s) with %s collision: total %.3f ms/step (max %.3f), collision %.3f ms, "
                 "%.0f contacts/step, %ld fragments, %ld fracture events, state %s\n",
                 summary.scene.c_str(), summary.steps, summary.simulatedSeconds,

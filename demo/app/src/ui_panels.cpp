@@ -86,6 +86,23 @@ void sceneSection(UiState& ui, Simulation& sim, Log& log, UiActions& actions)
     if (const scenes::SceneWorld* world = sim.world())
         ImGui::TextColored(kMutedColor, "t = %.2f s, step %d (dt %.1f ms)", world->time(), world->stepCount(),
                            1000 * world->scene().timeStep);
+    // Every piece as glTF, at its pose now, into a folder named after the scene and the step.
+    ImGui::BeginDisabled(busy || !sim.world());
+    if (ImGui::Button("Export pieces") && sim.world())
+    {
+        scenes::SceneWorld& world = *sim.world();
+        const std::string dir = "exports/" + world.scene().name + "-step" + std::to_string(world.stepCount());
+        try
+        {
+            const int files = scenes::exportFragments(world, dir, MeshFormat::Gltf);
+            log.info("exported " + std::to_string(files) + " pieces to " + dir);
+        }
+        catch (const std::exception& e)
+        {
+            log.error(e.what());
+        }
+    }
+    ImGui::EndDisabled();
 }
 
 void objectsSection(UiState& ui, Simulation& sim)

@@ -1178,6 +1178,19 @@ void FractureSystem::tick(btScalar timeStep)
     countLive();
 }
 
+const TriMesh& FractureSystem::surface(ObjectId object, FragmentId fragment,
+                                       std::span<const std::uint8_t>* crack) const
+{
+    const ObjectState& s = state(object);
+    const std::shared_ptr<const FragmentMesh> mesh = s.alive(fragment) ? s.fragmentMesh(fragment) : nullptr;
+    if (!mesh)
+        throw Error("FractureSystem::surface", "fragment " + std::to_string(fragment) + " of object " +
+                                                   std::to_string(object) + " is not alive");
+    if (crack)
+        *crack = mesh->crack;
+    return mesh->surface;
+}
+
 btDiscreteDynamicsWorld& FractureSystem::world() const
 {
     return impl->world;

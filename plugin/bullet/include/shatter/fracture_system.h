@@ -53,6 +53,7 @@ namespace shatter
 {
 
 struct Asset;
+struct TriMesh;
 class ObjectState;
 class CollisionRegistration;
 /// A fragment of an object: 0 is the unbroken object, new fragments get increasing ids.
@@ -298,6 +299,12 @@ public:
     const Eigen::Isometry3d& materialToBody(ObjectId object, FragmentId fragment) const;
     /// The live fragments' bodies of an object (owned by the system).
     std::vector<btRigidBody*> bodies(ObjectId object) const;
+    /// A live fragment's closed surface in the material frame, for rendering or export (exportMesh in
+    /// shatter/cook.h); `crack`, if given, receives its per-triangle flags (1: a face made by
+    /// fracture; empty for the unbroken object). Valid until the fragment breaks or the object goes.
+    /// Throws shatter::Error for an unknown object or a fragment that is not alive.
+    const TriMesh& surface(ObjectId object, FragmentId fragment,
+                           std::span<const std::uint8_t>* crack = nullptr) const;
     /// (object, fragment) of a body the system owns; false for other bodies.
     bool lookup(const btCollisionObject* body, ObjectId& object, FragmentId& fragment) const;
 

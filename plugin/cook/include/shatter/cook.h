@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -109,5 +110,22 @@ std::uint64_t assetContentKey(const std::filesystem::path& meshFile, const Asset
 std::filesystem::path assetCacheFile(const std::filesystem::path& meshFile,
                                      const std::filesystem::path& cacheDir,
                                      const AssetSettings& settings = {});
+
+// Export for content pipelines (Blender, Houdini, engines): a fragment's closed surface as a glTF 2.0
+// or OBJ file through assimp's exporter, with the crack faces as their own material.
+
+/// File formats of exportMesh.
+enum class MeshFormat : std::uint8_t
+{
+    Gltf, ///< glTF 2.0, a .gltf file with its .bin buffer beside it
+    Obj,  ///< Wavefront OBJ with its .mtl beside it
+};
+
+/// Writes `mesh` (a fragment's closed surface, material frame, m) to `file` as one node at `pose`,
+/// with two primitives: the original surface (material "surface") and the triangles whose `crack` flag
+/// is set (material "crack"; `crack` empty: none). Flat per-face normals. Throws shatter::Error naming
+/// the file for an empty or malformed mesh, a `crack` of the wrong length, or a failed write.
+void exportMesh(const TriMesh& mesh, std::span<const std::uint8_t> crack, const Eigen::Isometry3d& pose,
+                const std::filesystem::path& file, MeshFormat format);
 
 } // namespace shatter

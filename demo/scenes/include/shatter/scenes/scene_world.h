@@ -4,10 +4,12 @@
 #pragma once
 
 #include "comparison_variants.h"
+#include "shatter/cook.h"
 #include "shatter/progress.h"
 #include "shatter/scenes/scene.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -164,6 +166,11 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl;
 };
+
+/// Writes every live piece of the world's objects (fracturable bodies with a mesh) to `dir` (created if
+/// missing) as SCENE_objectO_fragmentF.gltf (or .obj) at its world pose, crack faces as their own
+/// material (exportMesh). Returns the number of files. Throws shatter::Error naming the file or folder.
+int exportFragments(SceneWorld& world, const std::filesystem::path& dir, MeshFormat format);
 
 /// Hands the allocator's free memory back to the OS (glibc's malloc_trim; nothing elsewhere). Call it
 /// after destroying a SceneWorld, as a game does at a level change: glibc keeps what a world freed in
