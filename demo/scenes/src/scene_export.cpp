@@ -1,6 +1,7 @@
 // exportFragments: every live piece of a SceneWorld's objects as a mesh file at its world pose.
 #include "shatter/scenes/scene_world.h"
 
+#include "bullet_convert.h"
 #include "shatter/error.h"
 #include "shatter/fracture_system.h"
 
@@ -29,18 +30,11 @@ int exportFragments(SceneWorld& world, const std::filesystem::path& dir, MeshFor
             system.lookup(body, owner, fragment);
             std::span<const std::uint8_t> crack;
             const TriMesh& surface = system.surface(object, fragment, &crack);
-            const btTransform& t = body->getWorldTransform();
-            Eigen::Isometry3d bodyToWorld = Eigen::Isometry3d::Identity();
-            for (int r = 0; r < 3; ++r)
-            {
-                for (int c = 0; c < 3; ++c)
-                    bodyToWorld.matrix()(r, c) = double(t.getBasis()[r][c]);
-                bodyToWorld.matrix()(r, 3) = double(t.getOrigin()[r]);
-            }
             const std::string name = world.scene().name + "_object" + std::to_string(object) + "_fragment" +
                                      std::to_string(fragment) + extension;
-            exportMesh(surface, crack, bodyToWorld * system.materialToBody(object, fragment), dir / name,
-                       format);
+            exportMesh(surface, crack,
+                       toEigen(body->getWorldTransform()) * system.materialToBody(object, fragment),
+                       dir / name, format);
             ++files;
         }
     }

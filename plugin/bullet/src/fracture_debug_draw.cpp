@@ -100,11 +100,10 @@ void FractureSystem::debugDraw(const DebugDrawSettings& what, btIDebugDraw* draw
     }
     if (!what.contacts)
         return;
-    const btDispatcher& dispatcher = *world().getDispatcher();
+    btDispatcher& dispatcher = *world().getDispatcher();
     for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
     {
-        const btPersistentManifold* manifold =
-            const_cast<btDispatcher&>(dispatcher).getManifoldByIndexInternal(m);
+        const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
         ObjectId object = 0;
         FragmentId f = 0;
         if (!lookup(manifold->getBody0(), object, f) && !lookup(manifold->getBody1(), object, f))

@@ -128,6 +128,44 @@ void checkSettings(const FractureSystemSettings& s)
         throw Error("FractureSystemSettings", "debris.removeAfterSleeping must be > 0");
 }
 
+// ObjectSettings' anchors as a flag per asset node (empty: none); throws shatter::Error for bad ones.
+std::vector<char> anchoredNodes(const Asset& asset, const ObjectSettings& options)
+{
+    if (options.anchorBoxes.empty() && options.anchorNodes.empty())
+        return {};
+    if (options.dynamic)
+        throw Error("FractureSystem::addObject",
+                    "anchors need a static object (ObjectSettings::dynamic = false)");
+    const Index nodeCount = asset.tetMesh.nodeCount();
+    std::vector<char> anchored(nodeCount, 0);
+    for (std::size_t i = 0; i < options.anchorBoxes.size(); ++i)
+    {
+        const Eigen::AlignedBox3d& box = options.anchorBoxes[i];
+        if (!box.min().allFinite() || !box.max().allFinite() || box.isEmpty())
+            throw Error("FractureSystem::addObject",
+                        "anchor box " + std::to_string(i) + " must be finite with min <= max");
+        bool holds = false;
+        for (Index n = 0; n < nodeCount; ++n)
+            if (box.contains(asset.tetMesh.nodes[n]))
+            {
+                anchored[n] = 1;
+                holds = true;
+            }
+        if (!holds)
+            throw Error("FractureSystem::addObject",
+                        "anchor box " + std::to_string(i) + " holds no tet node of '" + asset.name + "'");
+    }
+    for (std::uint32_t n : options.anchorNodes)
+    {
+        if (n >= nodeCount)
+            throw Error("FractureSystem::addObject", "anchor node " + std::to_string(n) +
+                                                         " is not below the node count " +
+                                                         std::to_string(nodeCount));
+        anchored[n] = 1;
+    }
+    return anchored;
+}
+
 // Bullet's filter of static bodies (btCollisionWorld::addCollisionObject's default for them).
 constexpr int kStaticGroup = btBroadphaseProxy::StaticFilter;
 constexpr int kStaticMask = btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter;
@@ -342,6 +380,20 @@ struct FractureSystem::Impl
     ObjectId nextId = 0;
     std::unordered_map<const btCollisionObject*, BodyKey> owners; // lookups only, never iterated
     std::vector<FractureEvent> lastEvents;
+    // applyDebris's lists, kept between steps (it walks every piece every step while a rule is on).
+    struct DebrisPiece
+    {
+        Real volume;
+        std::uint64_t born;
+        ObjectId object;
+        FragmentId fragment;
+        DebrisReason reason;
+        auto operator<=>(const DebrisPiece&) const = default; // the budget's order: smallest, then oldest
+    };
+    struct
+    {
+        std::vector<DebrisPiece> kept, doomed;
+    } debrisScratch;
     FragmentBody brokenBody; // the body complete() replaced, until announce() has shown it to onBreak
 
     // onInternalTick scratch, kept between steps so that a step without fracture does not allocate.
@@ -583,9 +635,7 @@ std::optional<FractureEvent> FractureSystem::Impl::complete(FractureJob& job, bo
         {
             // A fragment below the minimum volume never breaks (FracturePipeline::fracture): it needs no
             // basis. It keeps its place in the schedule above, so readiness does not depend on this.
-            const std::shared_ptr<const FragmentMesh>& mesh = o.state->fragmentMesh(f);
-            if (o.material.minFragmentVolume > 0 && mesh &&
-                mesh->surface.signedVolume() < o.material.minFragmentVolume)
+            if (o.bodies.at(f).massProperties.volume < o.material.minFragmentVolume)
                 continue;
             auto prepare = std::make_shared<FractureJob>();
             prepare->object = id;
@@ -665,16 +715,10 @@ void FractureSystem::Impl::applyDebris(double timeStep) noexcept
         return;
     try
     {
-        struct Piece
-        {
-            Real volume;
-            std::uint64_t born;
-            ObjectId object;
-            FragmentId fragment;
-            DebrisReason reason;
-            auto operator<=>(const Piece&) const = default;
-        };
-        std::vector<Piece> pieces, doomed;
+        std::vector<DebrisPiece>& pieces = debrisScratch.kept;
+        std::vector<DebrisPiece>& doomed = debrisScratch.doomed;
+        pieces.clear();
+        doomed.clear();
         for (auto& [id, o] : objects)
             for (auto& [fragment, b] : o.bodies)
             {
@@ -703,7 +747,7 @@ void FractureSystem::Impl::applyDebris(double timeStep) noexcept
                 doomed.insert(doomed.end(), pieces.begin(), pieces.begin() + std::ptrdiff_t(excess));
             }
         }
-        for (const Piece& p : doomed)
+        for (const DebrisPiece& p : doomed)
             removeDebris(objects.at(p.object), p.object, p.fragment, p.reason);
     }
     catch (const std::bad_alloc&)
@@ -731,7 +775,8 @@ void FractureSystem::Impl::removeDebris(Object& o, ObjectId id, FragmentId fragm
         }
     }
     for (FractureEvent& event : lastEvents) // no dangling pointers in lastStepEvents()
-        std::replace(event.fragmentBodies.begin(), event.fragmentBodies.end(), body, (btRigidBody*)nullptr);
+        std::replace(event.fragmentBodies.begin(), event.fragmentBodies.end(), body,
+                     static_cast<btRigidBody*>(nullptr));
     removeBody(o, fragment);
     o.heldImpulse.erase(fragment);
     o.readyAt.erase(fragment);
@@ -801,43 +846,8 @@ ObjectId FractureSystem::addObject(std::shared_ptr<const Asset> asset, const Mat
     if (!(options.friction >= 0) || !(options.restitution >= 0))
         throw Error("FractureSystem::addObject", "friction and restitution must be >= 0");
 
-    const Index nodeCount = asset->tetMesh.nodeCount();
-    std::vector<char> anchored;
-    if (!options.anchorBoxes.empty() || !options.anchorNodes.empty())
-    {
-        if (options.dynamic)
-            throw Error("FractureSystem::addObject",
-                        "anchors need a static object (ObjectSettings::dynamic = false)");
-        anchored.assign(nodeCount, 0);
-        for (std::size_t i = 0; i < options.anchorBoxes.size(); ++i)
-        {
-            const Eigen::AlignedBox3d& box = options.anchorBoxes[i];
-            if (!box.min().allFinite() || !box.max().allFinite() || box.isEmpty())
-                throw Error("FractureSystem::addObject",
-                            "anchor box " + std::to_string(i) + " must be finite with min <= max");
-            bool holds = false;
-            for (Index n = 0; n < nodeCount; ++n)
-                if (box.contains(asset->tetMesh.nodes[n]))
-                {
-                    anchored[n] = 1;
-                    holds = true;
-                }
-            if (!holds)
-                throw Error("FractureSystem::addObject", "anchor box " + std::to_string(i) +
-                                                             " holds no tet node of '" + asset->name + "'");
-        }
-        for (std::uint32_t n : options.anchorNodes)
-        {
-            if (n >= nodeCount)
-                throw Error("FractureSystem::addObject", "anchor node " + std::to_string(n) +
-                                                             " is not below the node count " +
-                                                             std::to_string(nodeCount));
-            anchored[n] = 1;
-        }
-    }
-
     Impl::Object o;
-    o.anchored = std::move(anchored);
+    o.anchored = anchoredNodes(*asset, options);
     o.state = std::make_shared<ObjectState>(std::move(asset), impl->objectState);
     o.material = material;
     o.options = options;

@@ -30,9 +30,13 @@ aiMaterial* namedMaterial(const char* name, const aiColor3D& colour)
 // The triangles of `mesh` whose crack flag equals `crackFaces`, as a flat-shaded aiMesh; null if none.
 aiMesh* part(const TriMesh& mesh, std::span<const std::uint8_t> crack, bool crackFaces, unsigned material)
 {
+    auto wanted = [&](Index t)
+    {
+        return (!crack.empty() && crack[t] != 0) == crackFaces;
+    };
     unsigned count = 0;
     for (Index t = 0; t < mesh.triangles.size(); ++t)
-        count += ((!crack.empty() && crack[t] != 0) == crackFaces) ? 1 : 0;
+        count += wanted(t) ? 1 : 0;
     if (count == 0)
         return nullptr;
     auto* out = new aiMesh();
@@ -47,7 +51,7 @@ aiMesh* part(const TriMesh& mesh, std::span<const std::uint8_t> crack, bool crac
     unsigned face = 0;
     for (Index t = 0; t < mesh.triangles.size(); ++t)
     {
-        if (((!crack.empty() && crack[t] != 0) == crackFaces) == false)
+        if (!wanted(t))
             continue;
         const Vec3 n = mesh.normal(t);
         aiFace& f = out->mFaces[face];
