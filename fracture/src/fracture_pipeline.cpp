@@ -544,14 +544,26 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
     // The parent is gone once the caller applies the result: its basis (or factorisation) and bound data
     // would only wait for the caches' budgets. A whole object's stay (other instances use them).
     if (!whole)
-    {
-        deformation->forget(asset, tets, material);
-        const FragmentMesh* parentMesh = state.fragmentMesh(fragment).get();
-        const std::lock_guard<std::mutex> lock(boundMutex);
-        std::erase_if(bounds, [&](const auto& e) { return parentMesh && e->meshKey == parentMesh; });
-    }
+        forgetRegion(state, fragment, tets, material);
     finish();
     return result;
+}
+
+void FracturePipeline::forgetRegion(const ObjectState& state, FragmentId fragment, std::span<const Index> tets,
+                                    const Material& material)
+{
+    deformation->forget(state.asset(), tets, material);
+    const FragmentMesh* mesh = state.fragmentMesh(fragment).get();
+    const std::lock_guard<std::mutex> lock(boundMutex);
+    std::erase_if(bounds, [&](const auto& e) { return mesh && e->meshKey == mesh; });
+}
+
+void FracturePipeline::forget(const ObjectState& state, FragmentId fragment, const Material& material)
+{
+    if (state.fragmentCount() == 1 || !state.alive(fragment))
+        return;
+    const FragmentRegion region = fragmentRegion(state.field(), fragment);
+    forgetRegion(state, fragment, tetsTouchingNodes(state.asset().tetMesh, region.nodes), material);
 }
 
 } // namespace shatter::fracture

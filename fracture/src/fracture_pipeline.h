@@ -149,6 +149,12 @@ public:
                           std::span<const FragmentId> fragments, const Material& material,
                           const std::atomic<bool>* stop = nullptr);
 
+    /// Drops live fragment `fragment`'s cached basis (or factorisation) and bound data: it will never
+    /// break again (its body was removed, or its object goes). Nothing for an unbroken object (its
+    /// precomputation serves every instance of the asset) or a dead fragment. Runs a field lookup over
+    /// the fragment's nodes (O(its tets)).
+    void forget(const ObjectState& state, FragmentId fragment, const Material& material);
+
     /// The metric the pipeline uses for `asset` (Euclidean or Interior; resolves Auto, computing the
     /// asset's convex hull once).
     FractureMetric metricFor(const std::shared_ptr<const Asset>& asset);
@@ -170,6 +176,9 @@ private:
     /// asset and material), or null.
     std::shared_ptr<const DegreeModel> degreeModelFor(const std::shared_ptr<const Asset>& asset,
                                                       const Material& material);
+    /// forget() with the fragment's deformation tets known.
+    void forgetRegion(const ObjectState& state, FragmentId fragment, std::span<const Index> tets,
+                      const Material& material);
     std::shared_ptr<const FragmentRegion> wholeRegionFor(const std::shared_ptr<const Asset>& asset);
     std::shared_ptr<const InteriorEmbedding> embeddingFor(const std::shared_ptr<const Asset>& asset,
                                                           const MetricWarp& warp);

@@ -5,6 +5,7 @@
 //  - maxBodies: the smallest pieces go first, and never an unbroken object;
 //  - every removal calls onRemove once with the body still in the world; bad settings are rejected.
 #include "bullet_world.h"
+#include "fracture_system_internal.h"
 #include "test_env.h"
 
 #include "shatter/error.h"
@@ -180,6 +181,26 @@ TEST(Debris, TheBudgetRemovesTheSmallestPiecesFirst)
     EXPECT_EQ(drop.removed.calls, drop.statsRemoved);
     EXPECT_EQ(drop.removed.inWorld, drop.removed.calls);
     EXPECT_GT(largestRemoved, 0);
+}
+
+// A removed piece never breaks again, nor does a removed object: their modal bases leave the pipeline's
+// cache with them instead of waiting for its budget (what a long game session would otherwise hold).
+TEST(Debris, RemovedPiecesAndObjectsReleaseTheirCachedBases)
+{
+    PlateDrop drop({});
+    drop.step(120);
+    const Deformation& model = pipeline(*drop.system).deformationModel();
+    const std::size_t prepared = model.cachedRegions();
+    ASSERT_GT(drop.system->bodies(drop.plate).size(), 2u);
+    ASSERT_GT(prepared, 2u) << "the pieces' bases were not prepared: the test says nothing";
+
+    drop.system->settings().debris.maxBodies = 2; // the witness and the largest piece stay
+    drop.step(1);
+    ASSERT_EQ(drop.system->bodies(drop.plate).size(), 1u);
+    EXPECT_EQ(model.cachedRegions(), 2u) << "the whole plate's basis and the last piece's";
+
+    drop.system->removeObject(drop.plate);
+    EXPECT_EQ(model.cachedRegions(), 1u) << "only the whole plate's basis (the witness uses it)";
 }
 
 TEST(Debris, BadSettingsAreRejected)

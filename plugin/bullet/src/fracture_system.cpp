@@ -294,6 +294,20 @@ struct FractureSystem::Impl
         brokenBody = FragmentBody{};
     }
 
+    // Drops the pipeline's cached basis and bound data of a piece that will never break again (removed
+    // as debris, or its object removed); the pipeline's cache would only keep them until its budget.
+    void forget(const Object& o, FragmentId fragment) noexcept
+    {
+        try
+        {
+            pipeline->forget(*o.state, fragment, o.material);
+        }
+        catch (const std::exception& e) // bad_alloc of the region lookup: the cache's budget still holds
+        {
+            log(std::string("FractureSystem: could not release a piece's cached basis: ") + e.what());
+        }
+    }
+
     void applyDebris(double timeStep) noexcept;
     void removeDebris(Object& o, ObjectId id, FragmentId fragment, DebrisReason reason);
     void freeze(FragmentBody& b);
@@ -780,6 +794,7 @@ void FractureSystem::Impl::removeDebris(Object& o, ObjectId id, FragmentId fragm
     removeBody(o, fragment);
     o.heldImpulse.erase(fragment);
     o.readyAt.erase(fragment);
+    forget(o, fragment);
     ++stepStats.debrisRemoved;
 }
 
@@ -881,6 +896,8 @@ void FractureSystem::removeObject(ObjectId object)
     impl->stopPreparing(o);
     while (!o.bodies.empty())
         impl->removeBody(o, o.bodies.begin()->first);
+    for (FragmentId fragment : o.state->liveFragments())
+        impl->forget(o, fragment);
     impl->objects.erase(object);
     impl->ids.erase(std::find(impl->ids.begin(), impl->ids.end(), object));
 }

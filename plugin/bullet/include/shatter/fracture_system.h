@@ -91,8 +91,9 @@ struct DebrisRemoval
 /// What happens to the pieces of broken objects (never to unbroken objects, nor to a piece whose own
 /// fracture is pending). Applied at the end of every internal step, in this order: volume, sleep,
 /// budget. The defaults keep every piece. A removed piece stays in its ObjectState without a body, so
-/// its siblings' collision data need no update, and never breaks again. Checked by the FractureSystem
-/// constructor; editable between steps (a value it would reject turns its rule off).
+/// its siblings' collision data need no update, and never breaks again (its cached basis is
+/// released). Checked by the FractureSystem constructor; editable between steps (a value it would
+/// reject turns its rule off).
 struct DebrisSettings
 {
     /// Most bodies the system keeps, unbroken objects included, ≥ 0 (0: no budget). Beyond it the
@@ -283,8 +284,8 @@ public:
     /// first impact. Throws shatter::Error for bad input.
     ObjectId addObject(std::shared_ptr<const Asset> asset, const Material& material,
                        const Eigen::Isometry3d& placement, const ObjectSettings& settings = {});
-    /// Removes the object's bodies from the world and forgets it; its pending job is cancelled (waited
-    /// for if a worker is running it).
+    /// Removes the object's bodies from the world and forgets it, with its pieces' cached bases; its
+    /// pending job is cancelled (waited for if a worker is running it).
     void removeObject(ObjectId object);
     /// Removes every object.
     void clear();
