@@ -760,6 +760,28 @@ TEST(ShapeFieldCache, ReusesAndRebuildsOnChange)
     EXPECT_EQ(cache.buildCount(), 6u);
 }
 
+// Shapes deleted without forget() (a program that never calls forgetShape) do not grow the cache
+// without bound; a field some pair still holds keeps its entry and is not rebuilt.
+TEST(ShapeFieldCache, DropsTheFieldsOfShapesNothingHoldsOnceItHasDoubled)
+{
+    ShapeFieldCache cache({0.1, 16});
+    btSphereShape kept(0.2);
+    const std::shared_ptr<const ShapeField> held = cache.get(kept);
+    // Kept allocated so that no address is reused (a reused one replaces its entry anyway).
+    std::vector<std::unique_ptr<btSphereShape>> removed;
+    std::size_t most = 0;
+    for (int i = 0; i < 2000; ++i)
+    {
+        removed.push_back(std::make_unique<btSphereShape>(btScalar(0.1 + 1e-4 * i)));
+        (void)cache.get(*removed.back()); // the pair that used it went with its body
+        most = std::max(most, cache.size());
+    }
+    EXPECT_EQ(cache.buildCount(), 2001u);
+    EXPECT_LE(most, 256u) << "the cache grew with the deleted shapes";
+    EXPECT_EQ(cache.get(kept), held) << "a held field was dropped";
+    EXPECT_EQ(cache.buildCount(), 2001u);
+}
+
 TEST(ShapeFieldCache, IsThreadSafe)
 {
     ShapeFieldCache cache({0.1, 64});

@@ -119,6 +119,8 @@ public:
     std::shared_ptr<const ShapeField> get(const btCollisionShape& shape);
     void forget(const btCollisionShape* shape);
     void clear();
+    /// Shapes with an entry (for tests).
+    std::size_t size() const;
 
     const ShapeFieldSettings& settings() const { return config; }
     /// Fields built so far (a rebuild counts again): for tests and statistics.
@@ -129,6 +131,8 @@ private:
     ShapeFieldSettings config;
     mutable std::mutex mutex;
     std::unordered_map<const btCollisionShape*, std::shared_ptr<Entry>> entries;
+    std::size_t pruneAt = kMinPrune; // entries at which get() next drops the fields nothing else holds
+    static constexpr std::size_t kMinPrune = 256;
     Index builds = 0;
 };
 

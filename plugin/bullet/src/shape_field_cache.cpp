@@ -6,6 +6,11 @@
 // Computing the fingerprint costs a few virtual calls (Bullet caches the AABBs of hulls and meshes),
 // cheap enough for once per pair and step. Fields are handed out as shared_ptr, so a pair keeps a field
 // alive while the cache replaces it.
+//
+// Bullet says nothing when a shape is deleted, and a program that deletes shapes without forgetShape
+// (balls thrown and removed all session long) would grow the cache without bound. So each time it has
+// doubled, get() drops the entries whose field no pair holds any more: the shapes of removed bodies,
+// most likely freed. A live shape dropped that way is only rebuilt at its next pair.
 #include "shape_field.h"
 
 #include "shatter/error.h"
@@ -16,6 +21,7 @@
 #include <BulletCollision/CollisionShapes/btStridingMeshInterface.h>
 #include <BulletCollision/CollisionShapes/btTriangleMeshShape.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -84,6 +90,13 @@ std::shared_ptr<const ShapeField> ShapeFieldCache::get(const btCollisionShape& s
     std::lock_guard lock(mutex);
     if (const auto it = entries.find(&shape); it != entries.end() && it->second->fingerprint == current)
         return it->second->field;
+    if (entries.size() >= pruneAt)
+    {
+        // use_count() may lag a pair that copies or releases the field right now: then an entry is
+        // kept, or rebuilt later, never wrong (the fields handed out stay valid).
+        std::erase_if(entries, [](const auto& e) { return e.second->field.use_count() == 1; });
+        pruneAt = std::max(kMinPrune, 2 * entries.size());
+    }
     auto entry = std::make_shared<Entry>();
     entry->fingerprint = current;
     entry->field = std::make_shared<const ShapeField>(shape, config.meshThickness, config.shellPoints);
@@ -102,6 +115,12 @@ void ShapeFieldCache::clear()
 {
     std::lock_guard lock(mutex);
     entries.clear();
+}
+
+std::size_t ShapeFieldCache::size() const
+{
+    std::lock_guard lock(mutex);
+    return entries.size();
 }
 
 Index ShapeFieldCache::buildCount() const
