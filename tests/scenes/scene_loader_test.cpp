@@ -106,6 +106,12 @@ TEST(SceneLoader, DuplicateKeysOverflowAndOutOfRangeValuesAreErrors)
         {R"({"events": [{"kind": "spawn_ball", "time": 1e300, "position": [0, 1, 0]}]})",
          "/events/0/time: ", "<= 100000"},
         {R"({"fracture": {"workers": 100000}})", "/fracture/workers: ", "<= 256"},
+        {R"({"fracture": {"debris": {"max_bodies": -1}}})", "/fracture/debris/max_bodies: ", ">= 0"},
+        {R"({"fracture": {"debris": {"remove_after_sleeping": 0}}})", "/fracture/debris/remove_after_sleeping: ",
+         "> 0"},
+        {R"({"fracture": {"debris": {"remove_below_volume": 1e300}}})", "/fracture/debris/remove_below_volume: ",
+         "<= 1000000"},
+        {R"({"fracture": {"debris": {"budget": 5}}})", "/fracture/debris/budget: ", "unknown key"},
     };
     const std::filesystem::path file = "inline.json";
     for (const Case& c : cases)
@@ -228,7 +234,9 @@ TEST(SceneLoader, ParsesEveryField)
         "solver_iterations": 20,
         "ground": {"present": true, "height": -0.5, "friction": 0.3, "shape": "mesh"},
         "fracture": {"enabled": false, "max_events_per_step": 3, "min_impulse": 0.1, "evaluate_every_step": true,
-                     "impulse_growth": 2, "deformation": "modal", "metric": "euclidean"},
+                     "impulse_growth": 2, "deformation": "modal", "metric": "euclidean",
+                     "debris": {"max_bodies": 40, "remove_below_volume": 1e-7, "freeze_below_volume": 1e-6,
+                                "remove_after_sleeping": 2.5}},
         "objects": [{"name": "b", "asset": "brick", "position": [1, 2, 3], "rotation_degrees": [0, 90, 0],
                      "dynamic": false, "fracturable": false, "linear_velocity": [1, 0, 0],
                      "angular_velocity": [0, 1, 0], "friction": 0.2, "restitution": 0.1,
@@ -249,6 +257,10 @@ TEST(SceneLoader, ParsesEveryField)
     EXPECT_EQ(s.fracture.maxEventsPerStep, 3);
     EXPECT_EQ(s.fracture.deformation, fracture::DeformationModel::Modal);
     EXPECT_EQ(s.fracture.metric, fracture::FractureMetric::Euclidean);
+    EXPECT_EQ(s.fracture.debris.maxBodies, 40);
+    EXPECT_DOUBLE_EQ(s.fracture.debris.removeBelowVolume, 1e-7);
+    EXPECT_DOUBLE_EQ(s.fracture.debris.freezeBelowVolume, 1e-6);
+    EXPECT_DOUBLE_EQ(s.fracture.debris.removeAfterSleeping, 2.5);
     ASSERT_EQ(s.objects.size(), 1u);
     const SceneObject& o = s.objects[0];
     EXPECT_FALSE(o.dynamic);

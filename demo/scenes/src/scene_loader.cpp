@@ -34,6 +34,7 @@ constexpr double kMinBallRadius = 1e-4, kMaxBallRadius = 100; // m
 constexpr double kMaxImpulse = 1e6;                           // N·s, per component
 constexpr double kMinTimeStep = 1e-5, kMaxTimeStep = 0.1;     // s
 constexpr double kMaxDuration = 1e5;                          // s, also the latest event time
+constexpr double kMaxVolume = 1e6;                            // m³: debris volume thresholds
 constexpr double kMaxSteps = 1e9;                             // duration / time_step
 constexpr int kMaxSubsteps = 1000;
 constexpr int kMaxSolverIterations = 10000;
@@ -114,12 +115,21 @@ SceneGround readGround(const JsonNode& node)
     return g;
 }
 
+void readDebris(const JsonNode& node, fracture::DebrisSettings& d)
+{
+    node.allowOnly({"max_bodies", "remove_below_volume", "freeze_below_volume", "remove_after_sleeping"});
+    readOptionalInRange(node, "max_bodies", d.maxBodies, 0, 1000000);
+    readOptionalInRange(node, "remove_below_volume", d.removeBelowVolume, 0, kMaxVolume);
+    readOptionalInRange(node, "freeze_below_volume", d.freezeBelowVolume, 0, kMaxVolume);
+    readOptionalInRange(node, "remove_after_sleeping", d.removeAfterSleeping, 0, kMaxDuration, true);
+}
+
 void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
 {
     node.allowOnly({"enabled", "max_events_per_step", "min_impulse", "evaluate_every_step", "impulse_growth",
                     "held_impulse_decay", "deformation", "metric", "workers", "latency_steps",
                     "fragment_ready_steps", "fragment_basis_ms", "max_world_fragments",
-                    "continuous_collision"});
+                    "continuous_collision", "debris"});
     readOptional(node, "enabled", s.enabled);
     readOptional(node, "continuous_collision", s.continuousCollision);
     readOptionalInRange(node, "max_events_per_step", s.maxEventsPerStep, 1, int(kMaxEntries));
@@ -132,6 +142,8 @@ void readFracture(const JsonNode& node, fracture::FractureSystemSettings& s)
     readOptionalInRange(node, "latency_steps", s.latencySteps, 0, 1000);
     readOptionalInRange(node, "fragment_ready_steps", s.fragmentReadySteps, 0, 1000000);
     readOptionalInRange(node, "fragment_basis_ms", s.fragmentBasisMs, 0, 1e6);
+    if (auto d = node.find("debris"))
+        readDebris(*d, s.debris);
     if (auto v = node.find("deformation"))
     {
         const std::string model = v->string();
