@@ -387,22 +387,23 @@ void FracturePipeline::prepareFragments(const ObjectState& state, std::span<cons
     }
 }
 
-void FracturePipeline::prepareFragments(const Asset& asset, const FractureResult& result,
-                                        std::span<const FragmentId> fragments, const Material& material,
-                                        const std::atomic<bool>* stop)
+namespace
 {
-    checkMaterial(material, asset.tetMesh.tetCount());
+
+/// The asset nodes of each of `fragments` (new ids of `result`), sorted. apply() labels exactly
+/// result.nodes with result.nodeFragments, so these are the node sets fragmentRegion() finds afterwards,
+/// and the deformation cache keys match. New ids are consecutive.
+std::vector<std::vector<Index>> resultFragmentNodes(const FractureResult& result,
+                                                    std::span<const FragmentId> fragments, const char* caller)
+{
     if (result.nodes.size() != result.nodeFragments.size() || result.fragments.empty())
-        throw Error("FracturePipeline::prepareFragments", "the result has no fragments or unlabelled nodes");
-    // apply() labels exactly result.nodes with result.nodeFragments, so these are the node sets
-    // fragmentRegion() finds afterwards, and the deformation cache keys match. New ids are consecutive.
+        throw Error(caller, "the result has no fragments or unlabelled nodes");
     const FragmentId first = result.fragments.front();
     std::vector<int> slot(result.fragments.size(), -1); // per new id: its place in `fragments`
     for (std::size_t i = 0; i < fragments.size(); ++i)
     {
         if (fragments[i] < first || fragments[i] - first >= slot.size())
-            throw Error("FracturePipeline::prepareFragments",
-                        "fragment " + std::to_string(fragments[i]) + " is not one of the result's");
+            throw Error(caller, "fragment " + std::to_string(fragments[i]) + " is not one of the result's");
         slot[fragments[i] - first] = int(i);
     }
     std::vector<std::vector<Index>> nodes(fragments.size());
@@ -413,13 +414,34 @@ void FracturePipeline::prepareFragments(const Asset& asset, const FractureResult
             nodes[std::size_t(slot[label - first])].push_back(result.nodes[i]);
     }
     for (std::vector<Index>& n : nodes)
+        std::sort(n.begin(), n.end());
+    return nodes;
+}
+
+} // namespace
+
+void FracturePipeline::prepareFragments(const Asset& asset, const FractureResult& result,
+                                        std::span<const FragmentId> fragments, const Material& material,
+                                        const std::atomic<bool>* stop)
+{
+    checkMaterial(material, asset.tetMesh.tetCount());
+    for (const std::vector<Index>& n :
+         resultFragmentNodes(result, fragments, "FracturePipeline::prepareFragments"))
     {
         if (stop && stop->load(std::memory_order_relaxed))
             return;
-        std::sort(n.begin(), n.end());
         if (!n.empty())
             deformation->prepare(asset, tetsTouchingNodes(asset.tetMesh, n), material);
     }
+}
+
+void FracturePipeline::forgetFragments(const Asset& asset, const FractureResult& result,
+                                       std::span<const FragmentId> fragments, const Material& material)
+{
+    for (const std::vector<Index>& n :
+         resultFragmentNodes(result, fragments, "FracturePipeline::forgetFragments"))
+        if (!n.empty())
+            deformation->forget(asset, tetsTouchingNodes(asset.tetMesh, n), material);
 }
 
 std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& state, FragmentId fragment,
@@ -549,8 +571,8 @@ std::optional<FractureResult> FracturePipeline::fracture(const ObjectState& stat
     return result;
 }
 
-void FracturePipeline::forgetRegion(const ObjectState& state, FragmentId fragment, std::span<const Index> tets,
-                                    const Material& material)
+void FracturePipeline::forgetRegion(const ObjectState& state, FragmentId fragment,
+                                    std::span<const Index> tets, const Material& material)
 {
     deformation->forget(state.asset(), tets, material);
     const FragmentMesh* mesh = state.fragmentMesh(fragment).get();

@@ -155,6 +155,11 @@ public:
     /// the fragment's nodes (O(its tets)).
     void forget(const ObjectState& state, FragmentId fragment, const Material& material);
 
+    /// forget() for `fragments` of `result`, from the result alone (what the second prepareFragments
+    /// prepared: a preparation that finished after its piece or object went).
+    void forgetFragments(const Asset& asset, const FractureResult& result,
+                         std::span<const FragmentId> fragments, const Material& material);
+
     /// The metric the pipeline uses for `asset` (Euclidean or Interior; resolves Auto, computing the
     /// asset's convex hull once).
     FractureMetric metricFor(const std::shared_ptr<const Asset>& asset);

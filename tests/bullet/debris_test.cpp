@@ -203,6 +203,30 @@ TEST(Debris, RemovedPiecesAndObjectsReleaseTheirCachedBases)
     EXPECT_EQ(model.cachedRegions(), 1u) << "only the whole plate's basis (the witness uses it)";
 }
 
+// The same when the object goes while its pieces' preparations are queued or running on the worker (in
+// the step it broke, or a few steps later): nothing of the pieces stays cached. A queued preparation never
+// runs; one that is running at the removal (a matter of timing, not forced here) is released once done.
+TEST(Debris, PreparationsThatOutliveTheirObjectLeaveNothingCached)
+{
+    for (int delay = 0; delay < 4; ++delay)
+    {
+        PlateDrop drop({});
+        int steps = 0;
+        while (drop.system->bodies(drop.plate).size() < 2 && steps < 240)
+        {
+            drop.step(1);
+            ++steps;
+        }
+        ASSERT_GT(drop.system->bodies(drop.plate).size(), 2u) << "the plate did not break";
+        drop.step(delay);
+        drop.system->removeObject(drop.plate);
+        drop.step(240); // the worker finishes what it had started
+        EXPECT_EQ(pipeline(*drop.system).deformationModel().cachedRegions(), 1u)
+            << "a preparation's basis stayed after its object went (removed " << delay
+            << " steps after the break)";
+    }
+}
+
 TEST(Debris, BadSettingsAreRejected)
 {
     BulletWorld world;

@@ -107,10 +107,10 @@ TEST(SceneLoader, DuplicateKeysOverflowAndOutOfRangeValuesAreErrors)
          "/events/0/time: ", "<= 100000"},
         {R"({"fracture": {"workers": 100000}})", "/fracture/workers: ", "<= 256"},
         {R"({"fracture": {"debris": {"max_bodies": -1}}})", "/fracture/debris/max_bodies: ", ">= 0"},
-        {R"({"fracture": {"debris": {"remove_after_sleeping": 0}}})", "/fracture/debris/remove_after_sleeping: ",
-         "> 0"},
-        {R"({"fracture": {"debris": {"remove_below_volume": 1e300}}})", "/fracture/debris/remove_below_volume: ",
-         "<= 1000000"},
+        {R"({"fracture": {"debris": {"remove_after_sleeping": 0}}})",
+         "/fracture/debris/remove_after_sleeping: ", "> 0"},
+        {R"({"fracture": {"debris": {"remove_below_volume": 1e300}}})",
+         "/fracture/debris/remove_below_volume: ", "<= 1000000"},
         {R"({"fracture": {"debris": {"budget": 5}}})", "/fracture/debris/budget: ", "unknown key"},
     };
     const std::filesystem::path file = "inline.json";

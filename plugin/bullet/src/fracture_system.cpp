@@ -308,6 +308,7 @@ struct FractureSystem::Impl
         }
     }
 
+    std::vector<std::shared_ptr<FractureJob>> lateForgets; // see stopPreparation
     void applyDebris(double timeStep) noexcept;
     void removeDebris(Object& o, ObjectId id, FragmentId fragment, DebrisReason reason);
     void freeze(FragmentBody& b);
@@ -355,11 +356,46 @@ struct FractureSystem::Impl
     void stopPreparing(Object& o) noexcept
     {
         for (const std::shared_ptr<FractureJob>& p : o.preparing)
-        {
-            p->stop.store(true, std::memory_order_relaxed);
-            FractureJobRunner::abandon(*p);
-        }
+            stopPreparation(p);
         o.preparing.clear();
+    }
+    // One preparation: a queued one never runs; a running one still fills the pipeline's cache, so it
+    // waits in lateForgets to be forgotten once done (forgetLate).
+    void stopPreparation(const std::shared_ptr<FractureJob>& p) noexcept
+    {
+        p->stop.store(true, std::memory_order_relaxed);
+        FractureJobRunner::abandon(*p);
+        if (p->status.load(std::memory_order_acquire) == FractureJob::Running)
+            try
+            {
+                lateForgets.push_back(p);
+            }
+            catch (const std::bad_alloc&)
+            {
+                // Its basis then waits for the cache's budget, as before.
+            }
+    }
+    // The bases that stopped preparations built after their piece or object went.
+    void forgetLate() noexcept
+    {
+        std::erase_if(
+            lateForgets,
+            [this](const std::shared_ptr<FractureJob>& p)
+            {
+                const int status = p->status.load(std::memory_order_acquire);
+                if (status == FractureJob::Done)
+                    try
+                    {
+                        pipeline->forgetFragments(*p->asset, *p->prepareFrom, p->prepare,
+                                                  *p->preparedMaterial);
+                    }
+                    catch (const std::exception& e)
+                    {
+                        log(std::string("FractureSystem: could not release a piece's cached basis: ") +
+                            e.what());
+                    }
+                return status == FractureJob::Done || status == FractureJob::Cancelled;
+            });
     }
     // A fragment takes part in fracture from its ready step on (unbroken objects always).
     bool ready(const Object& o, FragmentId fragment) const
@@ -722,6 +758,7 @@ void FractureSystem::Impl::finishAndComplete(std::shared_ptr<FractureJob> job, b
 // DebrisSettings at the end of a step: small pieces, then sleeping ones, then the budget.
 void FractureSystem::Impl::applyDebris(double timeStep) noexcept
 {
+    forgetLate(); // the removals of earlier steps whose preparations have finished since
     // Values edited since the constructor checked them that it would reject turn their rule off.
     const DebrisSettings& d = settings.debris;
     const bool sleepRemoval = d.removeAfterSleeping > 0 && std::isfinite(d.removeAfterSleeping);
@@ -794,6 +831,14 @@ void FractureSystem::Impl::removeDebris(Object& o, ObjectId id, FragmentId fragm
     removeBody(o, fragment);
     o.heldImpulse.erase(fragment);
     o.readyAt.erase(fragment);
+    std::erase_if(o.preparing,
+                  [&](const std::shared_ptr<FractureJob>& p)
+                  {
+                      if (p->prepare.size() != 1 || p->prepare.front() != fragment)
+                          return false;
+                      stopPreparation(p);
+                      return true;
+                  });
     forget(o, fragment);
     ++stepStats.debrisRemoved;
 }
