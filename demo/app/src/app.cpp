@@ -69,6 +69,10 @@ App::App(const DemoSettings& o) : options(o), simulation(log)
     simulation.editableSettings().workers = options.workers;
     simulation.editableSettings().latencySteps = options.latencySteps;
     simulation.editableSettings().collisionThreads = options.collisionThreads;
+    // The panel shows the latest step; an interactive session must not grow with its length (a headless
+    // run keeps every step for its summary).
+    if (!options.headless)
+        simulation.editableSettings().historyLimit = 3600;
     debugViews->settings = options.views;
     startScene();
 }

@@ -97,6 +97,9 @@ SceneWorld::Impl::Impl(const Scene& sc, const RunSettings& op) : scene(sc), opti
     if (!(scene.timeStep > 0) || scene.substeps < 1 || scene.solverIterations < 1)
         throw Error(scene.file.empty() ? scene.name : scene.file.string(),
                     "time step must be > 0, substeps and solver iterations >= 1");
+    if (options.historyLimit < 0)
+        throw Error("SceneWorld",
+                    "RunSettings::historyLimit must be >= 0, got " + std::to_string(options.historyLimit));
 
     try
     {
@@ -195,7 +198,7 @@ int SceneWorld::Impl::removeNonFiniteBalls()
                   {
                       if (hasFiniteMotion(*b.body))
                           return false;
-                      world->removeRigidBody(b.body.get());
+                      removeBall(b);
                       return true;
                   });
     return int(before - balls.size());
@@ -239,7 +242,7 @@ const StepStats& SceneWorld::step()
     stats.time = (s.steps + 1) * dt;
 
     s.registration->resetStatistics();
-    s.applyDueEvents(stats.time, stats);
+    s.applyDueEvents(stats.time - s.eventOrigin, stats);
     const double scriptedFractureMs = stats.fractureMs + stats.updateMs;
     s.tickMs = 0;
     const auto stepStart = Clock::now();
@@ -275,6 +278,9 @@ const StepStats& SceneWorld::step()
     s.measureBodies(stats);
 
     ++s.steps;
+    if (const std::size_t limit = std::size_t(s.options.historyLimit);
+        limit > 0 && s.history.size() >= 2 * limit)
+        s.history.erase(s.history.begin(), s.history.begin() + std::ptrdiff_t(limit)); // amortised O(1)
     s.history.push_back(stats);
     return s.history.back();
 }
@@ -285,6 +291,20 @@ void SceneWorld::reset()
     const RunSettings options = impl->options;
     impl.reset(); // the old world goes first: the dispatcher's registration must not outlive it
     impl = std::make_unique<Impl>(scene, options);
+}
+
+void SceneWorld::respawn()
+{
+    Impl& s = *impl;
+    s.system->clear();
+    for (Impl::Ball& b : s.balls)
+        s.removeBall(b);
+    s.balls.clear();
+    s.placed.clear();
+    for (const SceneObject& o : s.scene.objects)
+        s.addObject(o);
+    s.nextEvent = 0;
+    s.eventOrigin = time();
 }
 
 const Scene& SceneWorld::scene() const

@@ -58,6 +58,13 @@ struct SceneWorld::Impl
     void applyDueEvents(double stepEnd, StepStats& stats);
     void applyImpulse(const SceneEvent& e, StepStats& stats);
     void measureBodies(StepStats& stats) const;
+    /// Takes the ball's body out of the world and its shape out of the registration's field cache (the
+    /// caller then drops the ball).
+    void removeBall(const Ball& ball)
+    {
+        world->removeRigidBody(ball.body.get());
+        registration->forgetShape(ball.shape.get());
+    }
     /// Takes the balls whose transform or velocity is not finite out of the world; returns how many.
     int removeNonFiniteBalls();
     // The post-tick callback: FractureSystem's work, timed as a whole (impact evaluations that do not
@@ -79,7 +86,8 @@ struct SceneWorld::Impl
     std::vector<Placed> placed; // in add order = id order
     std::vector<Ball> balls;    // in spawn order
     std::size_t nextEvent = 0;
-    double tickMs = 0; // the last post-tick callback
+    double eventOrigin = 0; // simulated s at which the scene's event times start (respawn moves it)
+    double tickMs = 0;      // the last post-tick callback
     int steps = 0;
     std::vector<StepStats> history;
 };

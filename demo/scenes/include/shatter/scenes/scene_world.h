@@ -44,6 +44,10 @@ struct RunSettings
     /// The caller paced the steps to simulated time, as a game loop does (shatter_run --realtime); only
     /// recorded in the summary: SceneWorld itself never waits.
     bool realtime = false;
+    /// Steps history() keeps, ≥ 0: with N > 0 the oldest go once it holds 2N, so a long session (the
+    /// demo, the soak) does not grow with its step count; summary() then covers the steps kept.
+    /// Default 0: every step.
+    int historyLimit = 0;
     /// Where built assets are cached (empty: $SHATTER_ASSET_CACHE, else the build tree's scene_assets/).
     std::filesystem::path assetCacheDir;
     /// Reports asset builds (the first run of a mesh takes seconds); may be empty.
@@ -142,6 +146,11 @@ public:
     /// Restores the scene's initial state. Rebuilds the Bullet world: references from world() and
     /// fracture() and body pointers taken before are invalid afterwards.
     void reset();
+    /// Takes every object and ball out and puts the scene's objects back at their initial poses, with
+    /// the scene's events replayed from now on, in the same Bullet world and FractureSystem (a level
+    /// section reloaded in a running game; the soak's rounds). Time, step count and history go on;
+    /// pointers to the removed bodies are invalid afterwards. Throws like the constructor.
+    void respawn();
 
     const Scene& scene() const;
     const RunSettings& options() const;
