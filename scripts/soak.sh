@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The soak at full length (docs/fuzzing.md, "Soak"): steel balls raining on plates and piggy banks for
-# 20,000 internal steps, a fresh world and seed every 3 simulated seconds; fails if a body turns
+# 20,000 internal steps in one world, the scene respawned every 3 simulated seconds (the test `soak`
+# runs the same); fails if a body turns
 # non-finite, a body ends more than 5 cm below the ground, or the peak resident size after the last step
 # exceeds 1.1 times that after step 2,000. Builds shatter_soak in BUILD_DIR (default: build, configured by
 # scripts/test.sh); extra arguments go to shatter_soak (--help lists them), e.g. --json soak.json.

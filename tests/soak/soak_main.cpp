@@ -1,11 +1,12 @@
-// shatter_soak: runs a scene over and over (a fresh SceneWorld and seed per round) for a number of
+// shatter_soak: runs a scene over and over (one SceneWorld, the scene respawned every round) for a number of
 // internal steps and checks what a long session needs: no body turns non-finite, nothing falls through
 // the ground, and memory stays flat (the peak resident size at the end against the peak after the
 // baseline step). So that the peak measures what the program holds rather than how glibc's allocator
 // lays it out, big blocks are mapped on their own (a fixed mmap threshold) and freed memory goes back to
 // the OS between rounds, as a game does at a level change (--glibc-defaults does neither; docs/fuzzing.md,
 // "Soak"). scripts/soak.sh runs it at full length; the test soak_smoke runs a short version.
-//   shatter_soak [SCENE] [--steps N] [--baseline-step M] [--max-growth F] [--lowest Y] [--json FILE]
+//   shatter_soak [SCENE] [--steps N] [--baseline-step M] [--max-growth F] [--lowest Y] [--seed S] [--json
+//   FILE]
 #include "shatter/error.h"
 #include "shatter/scenes/scene_world.h"
 
@@ -65,9 +66,9 @@ struct SoakResult
     long nonFiniteBodies = 0;
     long nonFiniteLowest = 0; ///< steps whose lowest body height was not a number
     double lowestBodyY = std::numeric_limits<double>::infinity();
-    long lowestStep = 0;          ///< the step (counted over all rounds) of lowestBodyY
-    std::uint64_t lowestSeed = 0; ///< the seed of its round: shatter_run SCENE --seed S replays it
-    double baselinePeakMiB = 0;   ///< peak resident size once the baseline step was done
+    long lowestStep = 0;        ///< the step (counted over all rounds) of lowestBodyY
+    int lowestRound = 0;        ///< the round of lowestBodyY
+    double baselinePeakMiB = 0; ///< peak resident size once the baseline step was done
     double finalPeakMiB = 0;
 };
 
@@ -78,6 +79,7 @@ int run(int argc, char** argv)
     long steps = 20000, baselineStep = 2000;
     double maxGrowth = 1.1, lowestAllowed = -0.05;
     bool glibcDefaults = false;
+    std::uint64_t seed = 1;
     app.add_option("scene", sceneArgument, "Scene file or shipped scene (default: the soak scene)");
     app.add_option("--steps", steps, "Internal steps in all")->check(CLI::Range(1L, 100000000L));
     app.add_option("--baseline-step", baselineStep, "Step after which the memory baseline is taken")
@@ -86,14 +88,14 @@ int run(int argc, char** argv)
         ->check(CLI::Range(1.0, 100.0));
     app.add_option("--lowest", lowestAllowed, "Lowest allowed body height above the ground, m")
         ->check(CLI::Range(-100.0, 0.0));
+    app.add_option("--seed", seed, "Fracture seed of the world (the run is reproducible with it)");
     app.add_option("--json", json, "Write the result as JSON");
     app.add_flag(
         "--glibc-defaults", glibcDefaults,
         "Leave glibc's allocator as it is: a sliding mmap threshold, freed memory kept between rounds");
-    app.add_option(
-        "--rounds", roundsCsv,
-        "Write a CSV line per round: seed, lowest body, the heap's peak in it, resident and peak memory "
-        "at its end");
+    app.add_option("--rounds", roundsCsv,
+                   "Write a CSV line per round: lowest body, the heap's peak in it, resident and peak memory "
+                   "at its end");
     CLI11_PARSE(app, argc, argv);
     // glibc raises its mmap threshold to the size of each mapped block freed (up to 32 MiB), after which
     // the fracture jobs' big buffers come from the heap of the thread that made them and stay there
@@ -117,20 +119,31 @@ int run(int argc, char** argv)
         rounds.reset(std::fopen(roundsCsv.c_str(), "w"));
         if (!rounds)
             throw shatter::Error(roundsCsv, "cannot write the rounds file");
-        std::fprintf(rounds.get(), "round,seed,steps,fracture_events,lowest_body_above_ground,allocated_mib,"
+        std::fprintf(rounds.get(), "round,steps,fracture_events,lowest_body_above_ground,start_allocated_mib,"
                                    "heap_peak_mib,resident_mib,peak_mib\n");
     }
+    // One world for the whole run, as in a game session: each round puts the scene's objects back
+    // (SceneWorld::respawn) in the same Bullet world and FractureSystem, so whatever those keep from
+    // round to round shows as growth. Object ids keep increasing, and with them the fracture seeds.
+    RunSettings options;
+    options.seed = seed;
+    options.historyLimit = int(roundSteps);
+    SceneWorld world(scene, options);
     while (result.steps < steps)
     {
         double roundLowest = std::numeric_limits<double>::infinity();
         double roundHeapPeak = 0;
         long roundEvents = 0;
-        RunSettings options;
-        options.seed = std::uint64_t(1 + result.rounds);
-        auto world = std::make_unique<SceneWorld>(scene, options);
+        if (result.rounds > 0)
+        {
+            world.respawn();
+            if (!glibcDefaults)
+                releaseFreedMemory(); // a level change
+        }
+        const double startAllocated = allocatedMiB();
         for (long i = 0; i < roundSteps && result.steps < steps; ++i)
         {
-            const StepStats& s = world->step();
+            const StepStats& s = world.step();
             ++result.steps;
             result.fractureEvents += s.fractureEvents;
             roundEvents += s.fractureEvents;
@@ -144,7 +157,7 @@ int run(int argc, char** argv)
                 {
                     result.lowestBodyY = s.lowestBodyY - groundHeight;
                     result.lowestStep = result.steps;
-                    result.lowestSeed = options.seed;
+                    result.lowestRound = result.rounds;
                 }
             }
             else
@@ -154,14 +167,11 @@ int run(int argc, char** argv)
             if (rounds)
                 roundHeapPeak = std::max(roundHeapPeak, allocatedMiB());
         }
-        world.reset();
-        if (!glibcDefaults)
-            releaseFreedMemory(); // a level change
         if (rounds)
         {
-            std::fprintf(rounds.get(), "%d,%llu,%ld,%ld,%.5f,%.1f,%.1f,%.1f,%.1f\n", result.rounds,
-                         static_cast<unsigned long long>(options.seed), result.steps, roundEvents,
-                         roundLowest, allocatedMiB(), roundHeapPeak, residentMiB(), peakResidentMiB());
+            std::fprintf(rounds.get(), "%d,%ld,%ld,%.5f,%.1f,%.1f,%.1f,%.1f\n", result.rounds, result.steps,
+                         roundEvents, roundLowest, startAllocated, roundHeapPeak, residentMiB(),
+                         peakResidentMiB());
             std::fflush(rounds.get()); // a long soak can be watched, and a crash keeps its rounds
         }
         ++result.rounds;
@@ -171,13 +181,12 @@ int run(int argc, char** argv)
 
     std::printf(
         "soak: %ld steps in %d rounds of %s, %ld fracture events (%ld failed, %ld bodyless fragments), "
-        "%ld non-finite bodies, lowest body %.4f m (step %ld, seed %llu), peak memory %.1f MiB after step "
+        "%ld non-finite bodies, lowest body %.4f m (step %ld, round %d), peak memory %.1f MiB after step "
         "%ld and %.1f MiB "
         "at the end (x%.3f)\n",
         result.steps, result.rounds, scene.name.c_str(), result.fractureEvents, result.failedEvents,
         result.bodylessFragments, result.nonFiniteBodies, result.lowestBodyY, result.lowestStep,
-        static_cast<unsigned long long>(result.lowestSeed), result.baselinePeakMiB, baselineStep,
-        result.finalPeakMiB, growth);
+        result.lowestRound, result.baselinePeakMiB, baselineStep, result.finalPeakMiB, growth);
     if (!json.empty())
     {
         const nlohmann::json out = {{"scene", scene.name},
@@ -189,7 +198,8 @@ int run(int argc, char** argv)
                                     {"non_finite_bodies", result.nonFiniteBodies},
                                     {"lowest_body_above_ground", result.lowestBodyY},
                                     {"lowest_body_step", result.lowestStep},
-                                    {"lowest_body_seed", result.lowestSeed},
+                                    {"lowest_body_round", result.lowestRound},
+                                    {"seed", seed},
                                     {"baseline_step", baselineStep},
                                     {"baseline_peak_mib", result.baselinePeakMiB},
                                     {"final_peak_mib", result.finalPeakMiB},
