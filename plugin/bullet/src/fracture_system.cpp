@@ -1338,8 +1338,22 @@ void detail::InternalAccess::apply(fracture::FractureSystem& system, const Compa
         variants.restructure != RestructureMethod::Sca2012 &&
         variants.restructure != RestructureMethod::Rebuild)
         throw Error("ComparisonVariants::restructure", "unknown restructure method");
+    btCollisionDispatcher& dispatcher = system.impl->registration.dispatcher();
     if (variants.shapes == fracture::FragmentShapeKind::GImpact)
-        btGImpactCollisionAlgorithm::registerAlgorithm(&system.impl->registration.dispatcher()); // idempotent
+        btGImpactCollisionAlgorithm::registerAlgorithm(&dispatcher); // idempotent
+    // The hull baseline's pairs get Bullet's multipoint perturbation, its remedy for resting convex
+    // bodies: without it a step adds one point to a manifold, and at 30 ms steps a resting hull rocks
+    // about it and sinks. The other modes keep Bullet's defaults: Shatter's balls and ground are convex
+    // pairs too, and GImpact's triangles (convex pairs as well) blow up a plate pile with it.
+    if (variants.shapes == fracture::FragmentShapeKind::ConvexHull)
+        if (auto* configuration =
+                dynamic_cast<btDefaultCollisionConfiguration*>(dispatcher.getCollisionConfiguration()))
+        {
+            configuration->setConvexConvexMultipointIterations(kBaselineMultipointIterations,
+                                                               kBaselineMultipointIterations);
+            configuration->setPlaneConvexMultipointIterations(kBaselineMultipointIterations,
+                                                              kBaselineMultipointIterations);
+        }
     system.impl->shapes = variants.shapes;
     system.impl->objectState.restructure = variants.restructure;
 }

@@ -8,6 +8,7 @@
 //    which Bullet reports). The inertia is ours, not GImpact's vertex-lumped estimate.
 //  - ConvexHull: one btConvexHullShape of the surface vertices (a fragment's hull: it fills the
 //    fragment's concavities, TVCG §7's convex baseline).
+// Contacts: the hulls' breaking threshold is raised (comparison_variants.h) so that they rest.
 // Margins: Bullet's default 0.04 is a third of the plate's radius; the baselines use 1 % of the
 // fragment's bounding-box diagonal (at most 0.04), which inflates them by that much.
 #include "fragment_body.h"
@@ -47,6 +48,18 @@ Eigen::Isometry3d principalFrame(const MassProperties& mp)
     return o;
 }
 
+// The hull baseline with a larger contact breaking threshold (kBaselineBreakingThresholdScale). Bullet
+// gives a new manifold the smaller threshold of its two shapes, so the hull's decides.
+class BaselineHullShape final : public btConvexHullShape
+{
+public:
+    btScalar getContactBreakingThreshold(btScalar defaultFactor) const override
+    {
+        return kBaselineBreakingThresholdScale *
+               btConvexHullShape::getContactBreakingThreshold(defaultFactor);
+    }
+};
+
 // The baselines: shape from the fragment surface in the body frame.
 void makeBaselineShape(FragmentBody& out, FragmentShapeKind kind, const FragmentMesh& mesh)
 {
@@ -54,7 +67,7 @@ void makeBaselineShape(FragmentBody& out, FragmentShapeKind kind, const Fragment
     const btScalar margin = btScalar(std::min<Real>(0.04, 0.01 * surface.bounds().extent().norm()));
     if (kind == FragmentShapeKind::ConvexHull)
     {
-        auto hull = std::make_unique<btConvexHullShape>();
+        auto hull = std::make_unique<BaselineHullShape>();
         for (const Vec3& v : surface.vertices)
             hull->addPoint(toBullet(out.materialToBody * v), false);
         hull->recalcLocalAabb();
