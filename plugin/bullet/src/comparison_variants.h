@@ -56,7 +56,9 @@ ComparisonVariants comparisonVariants(const CollisionRegistration& registration)
 
 /// Sets `restructure` for objects added from now on and `shapes` for bodies made from now on (call it
 /// before the first object for a consistent run). GImpact registers Bullet's GImpact algorithm with
-/// the world's dispatcher. Throws shatter::Error for an unknown value.
+/// the world's dispatcher; ConvexHull sets kBaselineMultipointIterations on its configuration when
+/// that is a btDefaultCollisionConfiguration (every convex pair of the world, for good). Throws
+/// shatter::Error for an unknown value.
 void applyComparisonVariants(fracture::FractureSystem& system, const ComparisonVariants& variants);
 
 } // namespace shatter
