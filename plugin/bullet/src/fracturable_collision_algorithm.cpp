@@ -11,6 +11,7 @@
 #include "contact_selection.h"
 #include "fracturable_shape.h"
 #include "object_state.h"
+#include "oriented_box.h"
 #include "shape_field.h"
 
 #include <BulletCollision/BroadphaseCollision/btDispatcher.h>
@@ -218,15 +219,36 @@ Index contactCap(const CollisionSettings& settings, long livePairs)
     return Index(std::clamp<long>(share, 1, long(settings.maxContactsPerPair)));
 }
 
-/// True if the two shapes' world boxes, each grown by `band`, are disjoint.
-bool apart(const btCollisionObjectWrapper* const (&wraps)[2], Real band)
+/// True if the two shapes, each grown by `band`, cannot touch: their world boxes are disjoint, or their
+/// oriented boxes are (a fragment's tight body-frame box turned with it, which its world box can exceed
+/// by up to √3 per axis; another shape's world box).
+bool apart(const btCollisionObjectWrapper* const (&wraps)[2], const std::uint8_t (&kinds)[2], Real band)
 {
     btVector3 lo[2], hi[2];
     for (int i = 0; i < 2; ++i)
         wraps[i]->getCollisionShape()->getAabb(wraps[i]->getWorldTransform(), lo[i], hi[i]);
     const btScalar g = btScalar(band);
     const btVector3 grow(g, g, g);
-    return !TestAabbAgainstAabb2(lo[0] - grow, hi[0] + grow, lo[1] - grow, hi[1] + grow);
+    if (!TestAabbAgainstAabb2(lo[0] - grow, hi[0] + grow, lo[1] - grow, hi[1] + grow))
+        return true;
+    OrientedBox boxes[2];
+    for (int i = 0; i < 2; ++i)
+    {
+        if (kinds[i] == kFracturable)
+        {
+            const btTransform& t = wraps[i]->getWorldTransform();
+            const btCollisionShape* shape = wraps[i]->getCollisionShape();
+            const Aabb& local = static_cast<const FracturableShape*>(shape)->localBounds();
+            const btScalar margin = shape->getMargin();
+            boxes[i] = {t(toBullet(local.center())), t.getBasis(),
+                        toBullet(Vec3(Real(0.5) * local.extent())) + btVector3(margin, margin, margin)};
+        }
+        else
+            boxes[i] = {btScalar(0.5) * (lo[i] + hi[i]), btMatrix3x3::getIdentity(),
+                        btScalar(0.5) * (hi[i] - lo[i])};
+        boxes[i].half += grow;
+    }
+    return separated(boxes[0], boxes[1]);
 }
 
 std::uint32_t keyOf(const btManifoldPoint& p)
@@ -481,7 +503,7 @@ void FracturableCollisionAlgorithm::collide(const btCollisionObjectWrapper* body
         const Index m = std::min(m_budget, pairCap);
         // Bullet's broadphase pairs bodies by boxes it grows by a margin and the motion, so in a pile
         // most pairs lie apart: their own boxes, grown by the band, are disjoint.
-        if (apart(wraps, band))
+        if (apart(wraps, m_kind, band))
         {
             if (m_context->mode == ContactMode::Adaptive && !m_closestPoints)
                 m_budget = nextBudget(m_budget, 0, settings); // as if the queries found nothing

@@ -82,6 +82,11 @@ public:
     {
         return m_boundingRadius;
     }
+    /// Tight box of the surface in the body frame, without the margin.
+    const Aabb& localBounds() const
+    {
+        return m_localBounds;
+    }
     /// Mass properties the shape was made with (density as given to the factory).
     const MassProperties& massProperties() const
     {
