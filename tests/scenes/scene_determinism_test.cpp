@@ -142,8 +142,8 @@ TEST_P(Baseline, RunsTheSameSceneWithItsOwnShapes)
     EXPECT_GT(s.finalFragments, 1);
     EXPECT_GT(s.max.outputContacts, 0);
     EXPECT_EQ(s.max.collidingPoints, 0) << "colliding points are Shatter's sphere-tree count";
-    // Not asserted: GImpact fragments can end up inside the ground (no CCD, a thin margin);
-    // docs/benchmarks.md reports it. HullBaseline below checks the hulls in the shipped scenes.
+    // Not asserted: a fast GImpact body can end up inside the ground at its impact (the CCD sweep stops
+    // only its inscribed sphere); docs/benchmarks.md reports it. HullBaseline below checks the hulls.
     std::printf("[baseline] %s: %ld fragments, lowest body origin %.3f m\n",
                 std::string(collisionName(GetParam())).c_str(), s.finalFragments, s.lowestBodyY);
 }
@@ -153,9 +153,9 @@ INSTANTIATE_TEST_SUITE_P(Scenes, Baseline,
                                          fracture::FragmentShapeKind::ConvexHull),
                          [](const auto& info) { return std::string(collisionName(info.param)); });
 
-// The hull baseline rests in the shipped scenes at their 30 ms (bricks, plates) and 15 ms (piggy bank)
-// steps: with Bullet's defaults a resting hull keeps one contact point at a time and sinks (bricks:
-// 0.46 m), which would make every comparison with it meaningless (comparison_variants.h).
+// The hull baseline rests in the shipped scenes at their own steps: with Bullet's defaults a resting
+// hull keeps one contact point at a time and sinks, which would make every comparison with it
+// meaningless (comparison_variants.h, docs/scenes.md).
 class HullBaseline : public testing::TestWithParam<const char*>
 {
 };

@@ -31,8 +31,8 @@ enum class FragmentShapeKind : std::uint8_t
 /// whose fragments are convex hulls (applyComparisonVariants); Bullet's default is 0.
 inline constexpr int kBaselineMultipointIterations = 3;
 /// The hull baseline's contact breaking threshold as a multiple of Bullet's (2 % of the shape's angular
-/// motion disc, about 4 mm for a brick): at 30 ms steps a resting hull's points drift further between
-/// steps, its manifold keeps one point at a time, and the body rocks about it and sinks.
+/// motion disc): at long steps a resting hull's points drift further than that between steps, its
+/// manifold keeps one point at a time, and the body rocks about it and sinks (docs/scenes.md).
 inline constexpr btScalar kBaselineBreakingThresholdScale = 10;
 
 /// One choice per variant; the defaults are Shatter's methods (what the public API runs).

@@ -1342,9 +1342,10 @@ void detail::InternalAccess::apply(fracture::FractureSystem& system, const Compa
     if (variants.shapes == fracture::FragmentShapeKind::GImpact)
         btGImpactCollisionAlgorithm::registerAlgorithm(&dispatcher); // idempotent
     // The hull baseline's pairs get Bullet's multipoint perturbation, its remedy for resting convex
-    // bodies: without it a step adds one point to a manifold, and at 30 ms steps a resting hull rocks
+    // bodies: without it a step adds one point to a manifold, and at long steps a resting hull rocks
     // about it and sinks. The other modes keep Bullet's defaults: Shatter's balls and ground are convex
-    // pairs too, and GImpact's triangles (convex pairs as well) blow up a plate pile with it.
+    // pairs too (its results must not depend on the baselines), and GImpact's triangle pairs, convex as
+    // well, go unstable with it (docs/scenes.md).
     if (variants.shapes == fracture::FragmentShapeKind::ConvexHull)
         if (auto* configuration =
                 dynamic_cast<btDefaultCollisionConfiguration*>(dispatcher.getCollisionConfiguration()))

@@ -1,6 +1,6 @@
 // Oriented boxes in the world and the separating axis test between two of them. The collision algorithm
 // uses it to skip a pair whose fragments' tight body-frame boxes, turned with the bodies, cannot touch
-// although their world boxes (which a turned box can fill up to √3 times wider) overlap.
+// although their world boxes (a turned box's bounds, wider than it) overlap.
 #pragma once
 
 #include <LinearMath/btMatrix3x3.h>
