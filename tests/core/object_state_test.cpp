@@ -41,6 +41,54 @@ TEST(CrackGeometry, ClippedHalvesOfATetAddUpToIt)
     }
 }
 
+// tetHalves is a shortcut for two tetRegion calls: it must give their boxes and flags bit for bit, also
+// for planes through corners and edges (the cases whose section is built from corners).
+TEST(CrackGeometry, TetHalvesAreTheTwoTetRegionsBitForBit)
+{
+    const TetCorners c = {Vec3(0.1, 0, 0), Vec3(1, 0.2, 0), Vec3(0, 1, 0.1), Vec3(0.2, 0.1, 1)};
+    const Real tolerance = clipTolerance(c);
+    std::mt19937_64 rng(11);
+    std::normal_distribution<Real> g;
+    std::uniform_int_distribution<int> corner(0, 3);
+    TetRegionScratch scratch;
+    int checked = 0, fallbacks = 0, missing = 0;
+    for (int i = 0; i < 2000; ++i)
+    {
+        const Vec3 n = Vec3(g(rng), g(rng), g(rng)).normalized();
+        Vec3 through = Vec3(0.3, 0.3, 0.3) + 0.3 * Vec3(g(rng), g(rng), g(rng));
+        if (i % 4 == 1)
+            through = c[std::size_t(corner(rng))]; // through a corner
+        if (i % 4 == 2)
+            through = 0.5 * (c[std::size_t(corner(rng))] + c[std::size_t(corner(rng))]); // an edge
+        const Plane plane{n, n.dot(through)};
+        const Plane opposite{-plane.normal, -plane.offset};
+        Aabb below, above;
+        bool bounding = false;
+        if (!tetHalves(c, plane, tolerance, 1e-10, below, above, bounding, scratch))
+        {
+            ++fallbacks;
+            continue;
+        }
+        std::array<std::uint8_t, 1> flagBelow{}, flagAbove{};
+        const Aabb expectBelow = tetRegion(c, std::span(&plane, 1), tolerance, 1e-10, flagBelow, scratch);
+        const Aabb expectAbove = tetRegion(c, std::span(&opposite, 1), tolerance, 1e-10, flagAbove, scratch);
+        missing += expectBelow.empty() || expectAbove.empty();
+        for (int a = 0; a < 3; ++a)
+        {
+            EXPECT_EQ(below.min[a], expectBelow.min[a]) << "plane " << i;
+            EXPECT_EQ(below.max[a], expectBelow.max[a]) << "plane " << i;
+            EXPECT_EQ(above.min[a], expectAbove.min[a]) << "plane " << i;
+            EXPECT_EQ(above.max[a], expectAbove.max[a]) << "plane " << i;
+        }
+        EXPECT_EQ(bounding, flagBelow[0] != 0) << "plane " << i;
+        EXPECT_EQ(bounding, flagAbove[0] != 0) << "plane " << i;
+        ++checked;
+    }
+    EXPECT_GT(checked, 1500);  // the shortcut covers most planes
+    EXPECT_GT(missing, 100);   // including planes that miss the tet (one side empty)
+    EXPECT_LT(fallbacks, 500); // only sections with corners on the plane and crossings fall back
+}
+
 TEST(CrackGeometry, CrackPlaneSeparatesThePieces)
 {
     const TetCorners c = {Vec3(0.1, 0, 0), Vec3(1, 0.2, 0), Vec3(0, 1, 0.1), Vec3(0.2, 0.1, 1)};

@@ -119,6 +119,85 @@ Real polygonArea(const std::vector<Vec3>& poly)
     return Real(0.5) * sum.norm();
 }
 
+/// How planeSection found the section (tetHalves needs to know which vertex order it has).
+enum class Section
+{
+    Misses,     ///< the plane misses the tet: no section
+    OnPlane,    ///< corners within tolerance of the plane (a face, an edge or a corner)
+    LoneCorner, ///< the crossings of the three edges of the corner alone on its side
+    TwoAndTwo,  ///< a quadrilateral of crossings
+    Sorted,     ///< corners on the plane and crossings, ordered by angle around `normal`
+};
+
+/// The plane's section of the tet into `poly`, in cyclic order: corners on it (|sd| ≤ tolerance) and
+/// crossings of edges. `sd` holds the corners' signed distances to the plane.
+Section planeSection(const TetCorners& c, const std::array<Real, 4>& sd, const Vec3& normal, Real tolerance,
+                     std::vector<Vec3>& poly)
+{
+    poly.clear();
+    int below = 0, above = 0;
+    for (int k = 0; k < 4; ++k)
+    {
+        below += sd[k] < -tolerance;
+        above += sd[k] > tolerance;
+    }
+    if (below == 0 || above == 0)
+    {
+        if (below + above == 4)
+            return Section::Misses;
+        // Corners on the plane (to tolerance): at most a face, an edge or a corner of the tet.
+        for (int k = 0; k < 4; ++k)
+            if (std::abs(sd[k]) <= tolerance)
+                poly.push_back(c[k]);
+        return Section::OnPlane;
+    }
+    if (below + above == 4 && below != 2)
+    {
+        // One corner alone on its side: a triangle of the crossings of its three edges.
+        const bool loneBelow = below == 1;
+        int lone = 0;
+        while ((sd[lone] < -tolerance) != loneBelow)
+            ++lone;
+        for (int k = 0; k < 4; ++k)
+            if (k != lone)
+                poly.push_back(crossing(c[lone], sd[lone], c[k], sd[k]));
+        return Section::LoneCorner;
+    }
+    if (below == 2 && above == 2)
+    {
+        // Two and two: a quadrilateral, in the cyclic order a-c, a-d, b-d, b-c.
+        std::array<int, 2> lo{}, hi{};
+        int nl = 0, nh = 0;
+        for (int k = 0; k < 4; ++k)
+            (sd[k] < 0 ? lo[nl++] : hi[nh++]) = k;
+        const int order[4][2] = {{lo[0], hi[0]}, {lo[0], hi[1]}, {lo[1], hi[1]}, {lo[1], hi[0]}};
+        for (const auto& e : order)
+            poly.push_back(crossing(c[e[0]], sd[e[0]], c[e[1]], sd[e[1]]));
+        return Section::TwoAndTwo;
+    }
+    // Corners on the plane and crossings: collect, then order by angle.
+    for (int k = 0; k < 4; ++k)
+        if (std::abs(sd[k]) <= tolerance)
+            poly.push_back(c[k]);
+    for (const auto& e : kTetEdges)
+        if ((sd[e[0]] < -tolerance && sd[e[1]] > tolerance) ||
+            (sd[e[0]] > tolerance && sd[e[1]] < -tolerance))
+            poly.push_back(crossing(c[e[0]], sd[e[0]], c[e[1]], sd[e[1]]));
+    Vec3 center = Vec3::Zero();
+    for (const Vec3& x : poly)
+        center += x;
+    center /= Real(poly.size());
+    const Vec3 e0 = normal.unitOrthogonal();
+    const Vec3 e1 = normal.cross(e0);
+    std::sort(poly.begin(), poly.end(),
+              [&](const Vec3& a, const Vec3& b)
+              {
+                  return pseudoAngle(e1.dot(a - center), e0.dot(a - center)) <
+                         pseudoAngle(e1.dot(b - center), e0.dot(b - center));
+              });
+    return Section::Sorted;
+}
+
 } // namespace
 
 Aabb tetRegion(const TetCorners& c, std::span<const Plane> planes, Real tolerance, Real areaEpsilon,
@@ -137,72 +216,12 @@ Aabb tetRegion(const TetCorners& c, std::span<const Plane> planes, Real toleranc
     for (std::size_t p = 0; p < planes.size(); ++p)
     {
         bounding[p] = 0;
-        // The plane's section of the tet: corners on it and crossings of edges, ordered by angle.
+        // The plane's section of the tet: corners on it and crossings of edges, in cyclic order.
         std::array<Real, 4> sd;
         for (int k = 0; k < 4; ++k)
             sd[k] = planes[p].signedDistance(c[k]);
         std::vector<Vec3>& poly = scratch.polygon;
-        poly.clear();
-        int below = 0, above = 0;
-        for (int k = 0; k < 4; ++k)
-        {
-            below += sd[k] < -tolerance;
-            above += sd[k] > tolerance;
-        }
-        if (below == 0 || above == 0)
-        {
-            if (below + above == 4)
-                continue; // the plane misses the tet
-            // Corners on the plane (to tolerance): at most a face, an edge or a corner of the tet.
-            for (int k = 0; k < 4; ++k)
-                if (std::abs(sd[k]) <= tolerance)
-                    poly.push_back(c[k]);
-        }
-        else if (below + above == 4 && below != 2)
-        {
-            // One corner alone on its side: a triangle of the crossings of its three edges.
-            const bool loneBelow = below == 1;
-            int lone = 0;
-            while ((sd[lone] < -tolerance) != loneBelow)
-                ++lone;
-            for (int k = 0; k < 4; ++k)
-                if (k != lone)
-                    poly.push_back(crossing(c[lone], sd[lone], c[k], sd[k]));
-        }
-        else if (below == 2 && above == 2)
-        {
-            // Two and two: a quadrilateral, in the cyclic order a-c, a-d, b-d, b-c.
-            std::array<int, 2> lo{}, hi{};
-            int nl = 0, nh = 0;
-            for (int k = 0; k < 4; ++k)
-                (sd[k] < 0 ? lo[nl++] : hi[nh++]) = k;
-            const int order[4][2] = {{lo[0], hi[0]}, {lo[0], hi[1]}, {lo[1], hi[1]}, {lo[1], hi[0]}};
-            for (const auto& e : order)
-                poly.push_back(crossing(c[e[0]], sd[e[0]], c[e[1]], sd[e[1]]));
-        }
-        else
-        {
-            // Corners on the plane and crossings: collect, then order by angle.
-            for (int k = 0; k < 4; ++k)
-                if (std::abs(sd[k]) <= tolerance)
-                    poly.push_back(c[k]);
-            for (const auto& e : kTetEdges)
-                if ((sd[e[0]] < -tolerance && sd[e[1]] > tolerance) ||
-                    (sd[e[0]] > tolerance && sd[e[1]] < -tolerance))
-                    poly.push_back(crossing(c[e[0]], sd[e[0]], c[e[1]], sd[e[1]]));
-            Vec3 center = Vec3::Zero();
-            for (const Vec3& x : poly)
-                center += x;
-            center /= Real(poly.size());
-            const Vec3 e0 = planes[p].normal.unitOrthogonal();
-            const Vec3 e1 = planes[p].normal.cross(e0);
-            std::sort(poly.begin(), poly.end(),
-                      [&](const Vec3& a, const Vec3& b)
-                      {
-                          return pseudoAngle(e1.dot(a - center), e0.dot(a - center)) <
-                                 pseudoAngle(e1.dot(b - center), e0.dot(b - center));
-                      });
-        }
+        planeSection(c, sd, planes[p].normal, tolerance, poly);
         if (poly.empty())
             continue;
         for (std::size_t q = 0; q < planes.size() && !poly.empty(); ++q)
@@ -216,6 +235,37 @@ Aabb tetRegion(const TetCorners& c, std::span<const Plane> planes, Real toleranc
         bounding[p] = poly.size() >= 3 && polygonArea(poly) > areaEpsilon;
     }
     return box;
+}
+
+bool tetHalves(const TetCorners& c, const Plane& plane, Real tolerance, Real areaEpsilon, Aabb& below,
+               Aabb& above, bool& bounding, TetRegionScratch& scratch)
+{
+    // The opposite plane's distances are exactly -sd, so tetRegion would see the same corners on each
+    // side and the same crossings (crossing() is symmetric); in every case but Sorted it also lists the
+    // section in the same or the reversed cyclic order from the same first vertex, which gives the same
+    // area bit for bit.
+    std::array<Real, 4> sd;
+    for (int k = 0; k < 4; ++k)
+        sd[k] = plane.signedDistance(c[k]);
+    std::vector<Vec3>& poly = scratch.polygon;
+    if (planeSection(c, sd, plane.normal, tolerance, poly) == Section::Sorted)
+        return false;
+    below = Aabb{};
+    above = Aabb{};
+    for (int k = 0; k < 4; ++k)
+    {
+        if (sd[k] <= tolerance)
+            below.grow(c[k]);
+        if (-sd[k] <= tolerance)
+            above.grow(c[k]);
+    }
+    for (const Vec3& x : poly)
+    {
+        below.grow(x);
+        above.grow(x);
+    }
+    bounding = poly.size() >= 3 && polygonArea(poly) > areaEpsilon;
+    return true;
 }
 
 void crackPlanes(const TetCorners& corners, const std::array<std::array<Real, 4>, 4>& values, int count,

@@ -124,6 +124,13 @@ struct TetRegionScratch
 Aabb tetRegion(const TetCorners& corners, std::span<const Plane> planes, Real tolerance, Real areaEpsilon,
                std::span<std::uint8_t> bounding, TetRegionScratch& scratch);
 
+/// tetRegion() of both sides of one plane at once, {x : plane.signedDistance(x) ≤ 0} into `below` and
+/// the other side into `above` (what tetRegion gives for {plane} and for the opposite plane), with
+/// `bounding` for both. Returns false, leaving the outputs unset, for sections whose area the
+/// opposite plane could round differently (corners on the plane and crossings both); use tetRegion.
+bool tetHalves(const TetCorners& corners, const Plane& plane, Real tolerance, Real areaEpsilon, Aabb& below,
+               Aabb& above, bool& bounding, TetRegionScratch& scratch);
+
 /// Clipping tolerance for a tet: 1e-12 × its longest edge.
 Real clipTolerance(const TetCorners& corners);
 

@@ -135,7 +135,26 @@ void FragmentField::appendRecord(Index t, const CutTetRecord& input, FragmentId 
     // Each piece is the parent's region cut by its crack planes; tetRegion finds which of those planes
     // really bound it inside the tet (positive area) and its exact bounds.
     std::vector<Plane>& constraints = constraintScratch;
-    for (int i = 0; i < rec.count; ++i)
+    // Most cut tets of a first break: one crack plane splits the whole tet in two, and both pieces
+    // share its section (tetHalves, the same boxes and flags as the loop below).
+    std::array<Aabb, 2> halves;
+    bool halvesBound = false;
+    const bool split =
+        rec.count == 2 && parentPlanes.empty() && kinds[0][1] == CrackPlaneKind::Plane &&
+        tetHalves(c, crack[0][1], tolerance, areaEpsilon, halves[0], halves[1], halvesBound, regionScratch);
+    for (int i = 0; split && i < 2; ++i)
+    {
+        rec.planeStart[i] = std::uint8_t(planePool.size() - rec.firstPlane);
+        if (halves[i].empty())
+            continue;
+        if (halvesBound)
+        {
+            planePool.push_back(crack[i][1 - i]);
+            bounding[i][1 - i] = true;
+        }
+        boxes.push_back({rec.fragments[i], t, halves[i]});
+    }
+    for (int i = 0; !split && i < rec.count; ++i)
     {
         rec.planeStart[i] = std::uint8_t(planePool.size() - rec.firstPlane);
         constraints.assign(parentPlanes.begin(), parentPlanes.end());

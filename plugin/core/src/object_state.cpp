@@ -131,15 +131,21 @@ void ObjectState::apply(const FractureResult& result, FieldUpdateReport* report,
         fragmentList[r.fragment].bounds.grow(r.box);
         fragmentGrid.mark(r.box, r.fragment, dirtyScratch);
     }
+    // A tet never cut has all four nodes in one fragment, so the corners of a new fragment's uncut tets
+    // are its nodes; and each of its nodes lies in its region (in an uncut tet, or in the box of its
+    // piece of a cut one). Its bounds are therefore its nodes plus its pieces' boxes, without reading
+    // the corners of every uncut tet. Tets cut before that now go whole to a fragment add their corners.
     const TetMesh& mesh = sharedAsset->tetMesh;
+    for (std::size_t i = 0; i < result.nodes.size(); ++i)
+        fragmentList[result.nodeFragments[i]].bounds.grow(mesh.nodes[result.nodes[i]]);
     const std::vector<CellRange>& cells = *tetCells;
     const CellRange* previous = nullptr; // neighbouring tets often overlap the same cells
     FragmentId previousFragment = kNoFragment;
     for (const RegionTet& r : wholeTetScratch)
     {
-        Aabb& bounds = fragmentList[r.fragment].bounds;
-        for (Index n : mesh.tets[r.tet])
-            bounds.grow(mesh.nodes[n]);
+        if (fieldData.isCut(r.tet))
+            for (Index n : mesh.tets[r.tet])
+                fragmentList[r.fragment].bounds.grow(mesh.nodes[n]);
         const CellRange& range = cells[r.tet];
         if (previous && !range.empty() && r.fragment == previousFragment && range.lo == previous->lo &&
             range.count == previous->count)
