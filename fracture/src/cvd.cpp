@@ -51,11 +51,12 @@ Real metricDiameter(std::span<const Real> coords, std::size_t dim)
 {
     std::vector<Real> lo(dim, std::numeric_limits<Real>::infinity());
     std::vector<Real> hi(dim, -std::numeric_limits<Real>::infinity());
-    for (std::size_t i = 0; i < coords.size(); ++i)
-    {
-        lo[i % dim] = std::min(lo[i % dim], coords[i]);
-        hi[i % dim] = std::max(hi[i % dim], coords[i]);
-    }
+    for (std::size_t i = 0; i < coords.size(); i += dim)
+        for (std::size_t c = 0; c < dim; ++c)
+        {
+            lo[c] = std::min(lo[c], coords[i + c]);
+            hi[c] = std::max(hi[c], coords[i + c]);
+        }
     Real sum = 0;
     for (std::size_t c = 0; c < dim; ++c)
         sum += (hi[c] - lo[c]) * (hi[c] - lo[c]);
@@ -69,7 +70,7 @@ int updateSites(std::span<const Real> coords, std::size_t dim, std::span<const R
 {
     const std::size_t siteCount = sites.size() / dim;
     const std::size_t n = labels.size();
-    std::vector<Real> sum(sites.size(), 0), plain(sites.size(), 0), mass(siteCount, 0);
+    std::vector<Real> sum(sites.size(), 0), mass(siteCount, 0);
     std::vector<Index> members(siteCount, 0);
     for (std::size_t v = 0; v < n; ++v)
     {
@@ -77,19 +78,28 @@ int updateSites(std::span<const Real> coords, std::size_t dim, std::span<const R
         mass[s] += weights[v];
         ++members[s];
         for (std::size_t c = 0; c < dim; ++c)
-        {
             sum[s * dim + c] += weights[v] * coords[v * dim + c];
-            plain[s * dim + c] += coords[v * dim + c];
-        }
     }
+    bool weightless = false; // a cell whose nodes all weigh 0 takes their plain centroid
     for (std::size_t s = 0; s < siteCount; ++s)
     {
         if (mass[s] > 0)
             for (std::size_t c = 0; c < dim; ++c)
                 sites[s * dim + c] = sum[s * dim + c] / mass[s];
-        else if (members[s] > 0)
-            for (std::size_t c = 0; c < dim; ++c)
-                sites[s * dim + c] = plain[s * dim + c] / Real(members[s]);
+        else
+            weightless |= members[s] > 0;
+    }
+    if (weightless)
+    {
+        std::vector<Real> plain(sites.size(), 0);
+        for (std::size_t v = 0; v < n; ++v)
+            if (!(mass[labels[v]] > 0))
+                for (std::size_t c = 0; c < dim; ++c)
+                    plain[labels[v] * dim + c] += coords[v * dim + c];
+        for (std::size_t s = 0; s < siteCount; ++s)
+            if (!(mass[s] > 0) && members[s] > 0)
+                for (std::size_t c = 0; c < dim; ++c)
+                    sites[s * dim + c] = plain[s * dim + c] / Real(members[s]);
     }
 
     int reseeded = 0;

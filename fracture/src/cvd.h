@@ -105,6 +105,11 @@ struct FloodEntry
     Index node;
 };
 
+/// A FloodEntry packed into one unsigned integer whose order is the entry's (key, site, node) order: the
+/// key's bits on top (a squared distance is never negative or NaN, and the bits of non-negative doubles
+/// order as their values do), then the site, then the node. One comparison, without branches.
+__extension__ typedef unsigned __int128 FloodHeapKey;
+
 /// Site counts up to which floodLabels computes every node's squared distance to every site up front,
 /// one coordinate component at a time over all nodes (a loop that vectorizes, with each sum formed in the
 /// same order as one distance at a time, so the keys and labels are the same bits); above it, each
@@ -123,7 +128,7 @@ struct FloodWorkspace
     std::vector<Index> seedNode;         ///< per site: its start node
     std::vector<Real> seedKey;           ///< per site: squared distance to its start node
     std::vector<std::uint32_t> homeless; ///< sites whose start node is searched among all nodes
-    std::vector<FloodEntry> heap;        ///< 4-ary min-heap
+    std::vector<FloodHeapKey> heap;      ///< 4-ary min-heap
 };
 
 /// Prepares `workspace` for floods over `localCoords` (dimension reals per local node); call again

@@ -19,6 +19,7 @@
 #include "shatter/error.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace shatter::fracture
@@ -40,28 +41,40 @@ Real squaredDistance(const Real* a, const Real* b, int dimension)
     return sum;
 }
 
+FloodHeapKey pack(Real key, std::uint32_t site, Index node)
+{
+    SHATTER_ASSERT(key >= 0, "flood keys are squared distances");
+    return FloodHeapKey(std::bit_cast<std::uint64_t>(key)) << 64 | FloodHeapKey(site) << 32 | node;
+}
+
+std::uint32_t packedSite(FloodHeapKey e)
+{
+    return std::uint32_t(e >> 32);
+}
+
+Index packedNode(FloodHeapKey e)
+{
+    return Index(e);
+}
+
 /// Strict (key, site, node) order of heap entries. No two entries of a flood are equal (a node is
 /// pushed again only with a strictly smaller (key, site)), so the order of pops is fully determined.
 bool before(const FloodEntry& a, const FloodEntry& b)
 {
-    if (a.key != b.key)
-        return a.key < b.key;
-    if (a.site != b.site)
-        return a.site < b.site;
-    return a.node < b.node;
+    return pack(a.key, a.site, a.node) < pack(b.key, b.site, b.node);
 }
 
 // A 4-ary min-heap: half the levels of a binary heap, and a node's children share a cache line pair.
 constexpr std::size_t kArity = 4;
 
-void heapPush(std::vector<FloodEntry>& heap, const FloodEntry& e)
+void heapPush(std::vector<FloodHeapKey>& heap, FloodHeapKey e)
 {
     std::size_t i = heap.size();
     heap.push_back(e);
     while (i > 0)
     {
         const std::size_t parent = (i - 1) / kArity;
-        if (!before(e, heap[parent]))
+        if (!(e < heap[parent]))
             break;
         heap[i] = heap[parent];
         i = parent;
@@ -69,10 +82,10 @@ void heapPush(std::vector<FloodEntry>& heap, const FloodEntry& e)
     heap[i] = e;
 }
 
-FloodEntry heapPop(std::vector<FloodEntry>& heap)
+FloodHeapKey heapPop(std::vector<FloodHeapKey>& heap)
 {
-    const FloodEntry top = heap.front();
-    const FloodEntry last = heap.back();
+    const FloodHeapKey top = heap.front();
+    const FloodHeapKey last = heap.back();
     heap.pop_back();
     const std::size_t size = heap.size();
     if (size == 0)
@@ -84,13 +97,17 @@ FloodEntry heapPop(std::vector<FloodEntry>& heap)
         if (first >= size)
             break;
         std::size_t child = first;
+        FloodHeapKey smallest = heap[first];
         const std::size_t end = std::min(size, first + kArity);
         for (std::size_t c = first + 1; c < end; ++c)
-            if (before(heap[c], heap[child]))
-                child = c;
-        if (!before(heap[child], last))
+        {
+            const bool smaller = heap[c] < smallest;
+            child = smaller ? c : child;
+            smallest = smaller ? heap[c] : smallest;
+        }
+        if (!(smallest < last))
             break;
-        heap[i] = heap[child];
+        heap[i] = smallest;
         i = child;
     }
     heap[i] = last;
@@ -197,22 +214,24 @@ void flood(const FragmentRegion& region, std::size_t siteCount, unsigned threads
         {
             ws.key[v] = key;
             ws.site[v] = site;
-            heapPush(ws.heap, {key, site, v});
+            heapPush(ws.heap, pack(key, site, v));
         }
     };
     auto drain = [&]
     {
         while (!ws.heap.empty())
         {
-            const FloodEntry top = heapPop(ws.heap);
-            if (ws.site[top.node] & kLabelled)
+            const FloodHeapKey top = heapPop(ws.heap);
+            const Index node = packedNode(top);
+            if (ws.site[node] & kLabelled)
                 continue;
-            ws.site[top.node] = top.site | kLabelled;
-            for (Index w : region.neighbors(top.node))
+            const std::uint32_t site = packedSite(top);
+            ws.site[node] = site | kLabelled;
+            for (Index w : region.neighbors(node))
             {
                 const std::uint32_t held = ws.site[w];
-                if (held != top.site && !(held & kLabelled))
-                    offer(dist(top.site, w), top.site, w);
+                if (held != site && !(held & kLabelled))
+                    offer(dist(site, w), site, w);
             }
         }
     };
@@ -284,27 +303,40 @@ void floodLabels(const FragmentRegion& region, std::span<const Real> localCoords
               { return squaredDistance(&localCoords[v * dim], &sites[std::size_t(s) * dim], dimension); });
         return;
     }
-    // The table: per site, Σ_c (x_v,c − s_c)² accumulated over c in increasing order for all nodes at
-    // once, the order squaredDistance sums in, in blocks of nodes that stay in the cache.
-    constexpr std::size_t kBlock = 512;
-    ws.table.assign(siteCount * n, 0);
+    // The table: per site, Σ_c (x_v,c − s_c)² accumulated over c in increasing order, the order
+    // squaredDistance sums in, for kLanes nodes at a time in registers (a loop that vectorizes).
+    constexpr std::size_t kLanes = 8;
+    ws.table.resize(siteCount * n);
     for (std::size_t s = 0; s < siteCount; ++s)
     {
         const Real* site = &sites[s * dim];
         Real* row = &ws.table[s * n];
-        for (std::size_t begin = 0; begin < n; begin += kBlock)
+        std::size_t v = 0;
+        for (; v + kLanes <= n; v += kLanes)
         {
-            const std::size_t end = std::min<std::size_t>(n, begin + kBlock);
+            Real sum[kLanes] = {};
             for (std::size_t c = 0; c < dim; ++c)
             {
                 const Real sc = site[c];
-                const Real* column = &ws.columns[c * n];
-                for (std::size_t v = begin; v < end; ++v)
+                const Real* column = &ws.columns[c * n + v];
+                for (std::size_t j = 0; j < kLanes; ++j)
                 {
-                    const Real d = column[v] - sc;
-                    row[v] += d * d;
+                    const Real d = column[j] - sc;
+                    sum[j] += d * d;
                 }
             }
+            for (std::size_t j = 0; j < kLanes; ++j)
+                row[v + j] = sum[j];
+        }
+        for (; v < n; ++v)
+        {
+            Real sum = 0;
+            for (std::size_t c = 0; c < dim; ++c)
+            {
+                const Real d = ws.columns[c * n + v] - site[c];
+                sum += d * d;
+            }
+            row[v] = sum;
         }
     }
     const Real* table = ws.table.data();

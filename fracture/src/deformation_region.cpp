@@ -54,23 +54,21 @@ RegionRequest makeRequest(const Asset& asset, std::span<const Index> tets, const
         throw Error("deformation region", "is empty (no tets)");
     RegionRequest request;
     request.tets.assign(tets.begin(), tets.end());
-    std::sort(request.tets.begin(), request.tets.end());
+    if (!std::is_sorted(request.tets.begin(), request.tets.end())) // callers mostly pass sorted lists
+        std::sort(request.tets.begin(), request.tets.end());
     request.tets.erase(std::unique(request.tets.begin(), request.tets.end()), request.tets.end());
     if (request.tets.back() >= mesh.tetCount())
         throw Error("deformation region", "tet id " + std::to_string(request.tets.back()) +
                                               " out of range (" + std::to_string(mesh.tetCount()) + " tets)");
-    // Keyed by the asset's fingerprint and sizes and the region's tet and node ids (the cache also
-    // compares the full tet lists); node positions are left out to keep the per-event cost small — two
-    // assets with equal fingerprints are the same mesh.
-    std::uint64_t h = mix(mix(asset.sourceHash, mesh.tetCount()), mesh.nodeCount());
-    for (Index t : request.tets)
-    {
-        h = mix(h, t);
-        for (Index n : mesh.tets[t])
-            h = mix(h, n);
-    }
-    request.key = {h, material.youngsModulus, material.poissonRatio, material.density, modes};
     request.whole = request.tets.size() == std::size_t(mesh.tetCount());
+    // Keyed by the asset's fingerprint and sizes and the region's tet ids (the cache also compares the
+    // full tet lists). Two assets with equal fingerprints are the same mesh, so node ids and positions
+    // would add nothing, and every whole-asset request lists the same tets.
+    std::uint64_t h = mix(mix(asset.sourceHash, mesh.tetCount()), mesh.nodeCount());
+    if (!request.whole)
+        for (Index t : request.tets)
+            h = mix(h, t);
+    request.key = {h, material.youngsModulus, material.poissonRatio, material.density, modes};
     return request;
 }
 

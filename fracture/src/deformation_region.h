@@ -93,7 +93,7 @@ inline std::array<Vec3, 4> tetGradient(const ElasticRegion& region, std::size_t 
 /// A validated, normalised region request: its sorted tets and the key of its cache entry.
 struct RegionKey
 {
-    std::uint64_t hash = 0; ///< of the asset's fingerprint and sizes, the tet ids and their node ids
+    std::uint64_t hash = 0; ///< of the asset's fingerprint and sizes and the tet ids (none when whole)
     Real youngsModulus = 0, poissonRatio = 0, density = 0;
     int modes = 0;
     bool operator==(const RegionKey&) const = default;
