@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 namespace shatter
@@ -141,11 +142,21 @@ void FragmentField::check(const FractureResult& result)
             regionTetList.push_back(t);
         }
     };
-    for (Index node : result.nodes)
-        for (Index i = tetMesh->nodeTetOffsets[node]; i < tetMesh->nodeTetOffsets[node + 1]; ++i)
-            addRegionTet(tetMesh->nodeTets[i]);
-    for (Index t : pieceTets[parent])
-        addRegionTet(t);
+    if (nodeCounts[parent] == nodes.size() && pieceTets[parent].empty())
+    {
+        // The parent holds every node and no record piece (an object's first break): every tet, and
+        // each once, without walking the nodes' tets.
+        regionTetList.resize(tetRecords.size());
+        std::iota(regionTetList.begin(), regionTetList.end(), Index(0));
+    }
+    else
+    {
+        for (Index node : result.nodes)
+            for (Index i = tetMesh->nodeTetOffsets[node]; i < tetMesh->nodeTetOffsets[node + 1]; ++i)
+                addRegionTet(tetMesh->nodeTets[i]);
+        for (Index t : pieceTets[parent])
+            addRegionTet(t);
+    }
     for (Index t : regionTetList)
     {
         if (tetStamp[t] == epoch)
