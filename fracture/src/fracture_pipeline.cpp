@@ -68,9 +68,10 @@ std::string closedSurfaceProblem(const TriMesh& mesh)
     return {};
 }
 
-// closedSurfaceProblem() in O(triangles): each vertex's outgoing directed edges by a counting sort,
-// then every edge must be unique among its tail's and have its twin among its head's (a vertex has a
-// handful of edges). False if any check fails; the sorting version then names the problem.
+// closedSurfaceProblem() in O(triangles): every directed edge must be unique and have its twin, that
+// is, each vertex's outgoing heads (without repeats) must be its incoming tails. Both lists of a vertex
+// have one entry per triangle at it, so they share offsets; each is a handful long and sorted in place.
+// False if any check fails; the sorting version then names the problem.
 bool closedSurfaceFast(const TriMesh& mesh)
 {
     const std::size_t n = mesh.vertices.size();
@@ -84,24 +85,27 @@ bool closedSurfaceFast(const TriMesh& mesh)
         }
     for (std::size_t i = 0; i < n; ++i)
         start[i + 1] += start[i];
-    std::vector<Index> fill(start.begin(), start.end() - 1);
-    std::vector<Index> head(3 * mesh.triangles.size());
+    std::vector<Index> fillOut(start.begin(), start.end() - 1), fillIn = fillOut;
+    std::vector<Index> heads(3 * mesh.triangles.size()), tails(heads.size());
     for (const Triangle& t : mesh.triangles)
         for (int k = 0; k < 3; ++k)
-            head[fill[t[k]]++] = t[(k + 1) % 3];
-    for (std::size_t a = 0; a < n; ++a)
-        for (Index e = start[a]; e < start[a + 1]; ++e)
         {
-            const Index b = head[e];
-            for (Index f = start[a]; f < e; ++f)
-                if (head[f] == b)
-                    return false; // used twice in one direction
-            bool twin = false;
-            for (Index f = start[b]; f < start[b + 1] && !twin; ++f)
-                twin = head[f] == Index(a);
-            if (!twin)
-                return false; // open edge
+            const Index a = t[k], b = t[(k + 1) % 3];
+            heads[fillOut[a]++] = b;
+            tails[fillIn[b]++] = a;
         }
+    for (std::size_t a = 0; a < n; ++a)
+    {
+        Index* const out = heads.data() + start[a];
+        Index* const in = tails.data() + start[a];
+        const std::size_t count = start[a + 1] - start[a];
+        std::sort(out, out + count);
+        std::sort(in, in + count);
+        if (std::adjacent_find(out, out + count) != out + count)
+            return false; // an edge used twice in one direction
+        if (!std::equal(out, out + count, in))
+            return false; // an open edge
+    }
     for (const Vec3& v : mesh.vertices)
         if (!v.allFinite())
             return false;
