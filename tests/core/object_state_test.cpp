@@ -268,6 +268,44 @@ TEST(ObjectState, ApplyKeepsFieldGridAndSphereTreesInStep)
         // Every tet node is in the sphere tree of the fragment the field gives it.
         for (Index n = 0; n < asset->tetMesh.nodeCount(); ++n)
             ASSERT_EQ(forest.pointFragment(n), state.field().node(n).fragment) << "node " << n;
+        // Each live fragment's bounds are its region's, recomputed from the field tet by tet: the whole
+        // tet where it holds all of it, else its piece cut by the piece's planes.
+        const TetMesh& mesh = asset->tetMesh;
+        const Real slack = 1e-9 * asset->surface.bounds().extent().norm();
+        for (FragmentId f = 0; f < state.fragmentCount(); ++f)
+        {
+            if (!state.alive(f))
+                continue;
+            Aabb expected;
+            TetRegionScratch scratch;
+            for (Index t = 0; t < mesh.tetCount(); ++t)
+            {
+                RegionRef region;
+                if (!state.field().findRegion(t, f, region))
+                    continue;
+                TetCorners c;
+                for (int k = 0; k < 4; ++k)
+                    c[std::size_t(k)] = mesh.nodes[mesh.tets[t][std::size_t(k)]];
+                Aabb box;
+                if (region.record != kInvalidIndex)
+                {
+                    const auto planes =
+                        state.field().planes(state.field().record(region.record), region.slot);
+                    std::vector<std::uint8_t> bounding(planes.size());
+                    box = tetRegion(c, planes, clipTolerance(c), 0, bounding, scratch);
+                }
+                if (box.empty())
+                    for (const Vec3& x : c)
+                        box.grow(x);
+                expected.grow(box);
+            }
+            const Aabb& bounds = state.fragment(f).bounds;
+            for (int a = 0; a < 3; ++a)
+            {
+                EXPECT_NEAR(bounds.min[a], expected.min[a], slack) << "fragment " << f << " axis " << a;
+                EXPECT_NEAR(bounds.max[a], expected.max[a], slack) << "fragment " << f << " axis " << a;
+            }
+        }
     }
 }
 
