@@ -329,15 +329,7 @@ void floodLabels(const FragmentRegion& region, std::span<const Real> localCoords
                 row[v + j] = sum[j];
         }
         for (; v < n; ++v)
-        {
-            Real sum = 0;
-            for (std::size_t c = 0; c < dim; ++c)
-            {
-                const Real d = ws.columns[c * n + v] - site[c];
-                sum += d * d;
-            }
-            row[v] = sum;
-        }
+            row[v] = squaredDistance(&localCoords[v * dim], site, dimension);
     }
     const Real* table = ws.table.data();
     flood(region, siteCount, threads, previous, ws, labels,

@@ -119,20 +119,12 @@ Real polygonArea(const std::vector<Vec3>& poly)
     return Real(0.5) * sum.norm();
 }
 
-/// How planeSection found the section (tetHalves needs to know which vertex order it has).
-enum class Section
-{
-    Misses,     ///< the plane misses the tet: no section
-    OnPlane,    ///< corners within tolerance of the plane (a face, an edge or a corner)
-    LoneCorner, ///< the crossings of the three edges of the corner alone on its side
-    TwoAndTwo,  ///< a quadrilateral of crossings
-    Sorted,     ///< corners on the plane and crossings, ordered by angle around `normal`
-};
-
 /// The plane's section of the tet into `poly`, in cyclic order: corners on it (|sd| ≤ tolerance) and
-/// crossings of edges. `sd` holds the corners' signed distances to the plane.
-Section planeSection(const TetCorners& c, const std::array<Real, 4>& sd, const Vec3& normal, Real tolerance,
-                     std::vector<Vec3>& poly)
+/// crossings of edges. `sd` holds the corners' signed distances to the plane. Returns whether it had
+/// to order the section by angle around `normal` (corners on the plane and crossings both): the one
+/// case whose vertex order depends on the normal's sign, which tetHalves needs to know.
+bool planeSection(const TetCorners& c, const std::array<Real, 4>& sd, const Vec3& normal, Real tolerance,
+                  std::vector<Vec3>& poly)
 {
     poly.clear();
     int below = 0, above = 0;
@@ -144,12 +136,12 @@ Section planeSection(const TetCorners& c, const std::array<Real, 4>& sd, const V
     if (below == 0 || above == 0)
     {
         if (below + above == 4)
-            return Section::Misses;
+            return false;
         // Corners on the plane (to tolerance): at most a face, an edge or a corner of the tet.
         for (int k = 0; k < 4; ++k)
             if (std::abs(sd[k]) <= tolerance)
                 poly.push_back(c[k]);
-        return Section::OnPlane;
+        return false;
     }
     if (below + above == 4 && below != 2)
     {
@@ -161,7 +153,7 @@ Section planeSection(const TetCorners& c, const std::array<Real, 4>& sd, const V
         for (int k = 0; k < 4; ++k)
             if (k != lone)
                 poly.push_back(crossing(c[lone], sd[lone], c[k], sd[k]));
-        return Section::LoneCorner;
+        return false;
     }
     if (below == 2 && above == 2)
     {
@@ -173,7 +165,7 @@ Section planeSection(const TetCorners& c, const std::array<Real, 4>& sd, const V
         const int order[4][2] = {{lo[0], hi[0]}, {lo[0], hi[1]}, {lo[1], hi[1]}, {lo[1], hi[0]}};
         for (const auto& e : order)
             poly.push_back(crossing(c[e[0]], sd[e[0]], c[e[1]], sd[e[1]]));
-        return Section::TwoAndTwo;
+        return false;
     }
     // Corners on the plane and crossings: collect, then order by angle.
     for (int k = 0; k < 4; ++k)
@@ -195,7 +187,7 @@ Section planeSection(const TetCorners& c, const std::array<Real, 4>& sd, const V
                   return pseudoAngle(e1.dot(a - center), e0.dot(a - center)) <
                          pseudoAngle(e1.dot(b - center), e0.dot(b - center));
               });
-    return Section::Sorted;
+    return true;
 }
 
 } // namespace
@@ -248,7 +240,7 @@ bool tetHalves(const TetCorners& c, const Plane& plane, Real tolerance, Real are
     for (int k = 0; k < 4; ++k)
         sd[k] = plane.signedDistance(c[k]);
     std::vector<Vec3>& poly = scratch.polygon;
-    if (planeSection(c, sd, plane.normal, tolerance, poly) == Section::Sorted)
+    if (planeSection(c, sd, plane.normal, tolerance, poly))
         return false;
     below = Aabb{};
     above = Aabb{};

@@ -142,56 +142,59 @@ void FragmentField::appendRecord(Index t, const CutTetRecord& input, FragmentId 
     const bool split =
         rec.count == 2 && parentPlanes.empty() && kinds[0][1] == CrackPlaneKind::Plane &&
         tetHalves(c, crack[0][1], tolerance, areaEpsilon, halves[0], halves[1], halvesBound, regionScratch);
-    for (int i = 0; split && i < 2; ++i)
-    {
-        rec.planeStart[i] = std::uint8_t(planePool.size() - rec.firstPlane);
-        if (halves[i].empty())
-            continue;
-        if (halvesBound)
+    if (split)
+        for (int i = 0; i < 2; ++i)
         {
-            planePool.push_back(crack[i][1 - i]);
-            bounding[i][1 - i] = true;
-        }
-        boxes.push_back({rec.fragments[i], t, halves[i]});
-    }
-    for (int i = 0; !split && i < rec.count; ++i)
-    {
-        rec.planeStart[i] = std::uint8_t(planePool.size() - rec.firstPlane);
-        constraints.assign(parentPlanes.begin(), parentPlanes.end());
-        std::array<int, 4> crackIndex{-1, -1, -1, -1};
-        bool empty = false;
-        for (int j = 0; j < rec.count; ++j)
-        {
-            if (j == i || kinds[i][j] == CrackPlaneKind::Always)
+            rec.planeStart[i] = std::uint8_t(planePool.size() - rec.firstPlane);
+            if (halves[i].empty())
                 continue;
-            empty |= kinds[i][j] == CrackPlaneKind::Never;
-            crackIndex[j] = int(constraints.size());
-            constraints.push_back(crack[i][j]);
+            if (halvesBound)
+            {
+                planePool.push_back(crack[i][1 - i]);
+                bounding[i][1 - i] = true;
+            }
+            boxes.push_back({rec.fragments[i], t, halves[i]});
         }
-        if (empty)
-            continue; // the piece never wins in this tet
-        boundingScratch.resize(constraints.size());
-        const Aabb box = tetRegion(c, constraints, tolerance, areaEpsilon, boundingScratch, regionScratch);
-        if (box.empty())
-            continue; // the piece has no volume in this tet (to round-off)
-        // planeStart is 8-bit: a piece keeps at most 255 planes per record (reaching that would take
-        // hundreds of events all cutting one tet; the surplus would only make distances larger).
-        auto keep = [&](const Plane& plane)
+    else
+        for (int i = 0; i < rec.count; ++i)
         {
-            SHATTER_ASSERT(planePool.size() - rec.firstPlane < 255, "too many crack planes in one tet");
-            if (planePool.size() - rec.firstPlane >= 255)
-                return false;
-            planePool.push_back(plane);
-            return true;
-        };
-        for (std::size_t q = 0; q < parentPlanes.size(); ++q)
-            if (boundingScratch[q])
-                keep(parentPlanes[q]);
-        for (int j = 0; j < rec.count; ++j)
-            if (crackIndex[j] >= 0 && boundingScratch[std::size_t(crackIndex[j])])
-                bounding[i][j] = keep(crack[i][j]);
-        boxes.push_back({rec.fragments[i], t, box});
-    }
+            rec.planeStart[i] = std::uint8_t(planePool.size() - rec.firstPlane);
+            constraints.assign(parentPlanes.begin(), parentPlanes.end());
+            std::array<int, 4> crackIndex{-1, -1, -1, -1};
+            bool empty = false;
+            for (int j = 0; j < rec.count; ++j)
+            {
+                if (j == i || kinds[i][j] == CrackPlaneKind::Always)
+                    continue;
+                empty |= kinds[i][j] == CrackPlaneKind::Never;
+                crackIndex[j] = int(constraints.size());
+                constraints.push_back(crack[i][j]);
+            }
+            if (empty)
+                continue; // the piece never wins in this tet
+            boundingScratch.resize(constraints.size());
+            const Aabb box =
+                tetRegion(c, constraints, tolerance, areaEpsilon, boundingScratch, regionScratch);
+            if (box.empty())
+                continue; // the piece has no volume in this tet (to round-off)
+            // planeStart is 8-bit: a piece keeps at most 255 planes per record (reaching that would take
+            // hundreds of events all cutting one tet; the surplus would only make distances larger).
+            auto keep = [&](const Plane& plane)
+            {
+                SHATTER_ASSERT(planePool.size() - rec.firstPlane < 255, "too many crack planes in one tet");
+                if (planePool.size() - rec.firstPlane >= 255)
+                    return false;
+                planePool.push_back(plane);
+                return true;
+            };
+            for (std::size_t q = 0; q < parentPlanes.size(); ++q)
+                if (boundingScratch[q])
+                    keep(parentPlanes[q]);
+            for (int j = 0; j < rec.count; ++j)
+                if (crackIndex[j] >= 0 && boundingScratch[std::size_t(crackIndex[j])])
+                    bounding[i][j] = keep(crack[i][j]);
+            boxes.push_back({rec.fragments[i], t, box});
+        }
     rec.planeStart[rec.count] = std::uint8_t(planePool.size() - rec.firstPlane);
     for (int i = rec.count; i < 4; ++i)
         rec.planeStart[i + 1] = rec.planeStart[rec.count];
