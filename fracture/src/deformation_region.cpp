@@ -302,17 +302,38 @@ StrainEnergy strainEnergy(const ElasticRegion& region, const Lame& lame, const E
     out.nodes = region.nodes;
     out.perTet.resize(region.tets.size());
     out.perNode.assign(region.nodes.size(), 0);
+    const Real* displacement = u.data();
+    const Real halfLambda = 0.5 * lame.lambda;
+    // V (μ ε:ε + ½ λ (tr ε)²) with ε = sym(Σ_k u_k g_kᵀ), in plain scalars: Eigen's 3×3 temporaries went
+    // through the stack, and this loop runs over every tet of every evaluation. The sums keep the order
+    // of Eigen's trace() and squaredNorm(), so the energies are the same bits as the matrix form's.
     for (std::size_t i = 0; i < region.tets.size(); ++i)
     {
         const std::array<Vec3, 4> g = tetGradient(region, i);
-        Mat3 grad = Mat3::Zero(); // ∂u_a/∂x_b
+        Real grad[3][3] = {}; // ∂u_a/∂x_b
         for (int k = 0; k < 4; ++k)
-            grad += u.segment<3>(3 * Eigen::Index(region.tetSlots[i][k])) * g[k].transpose();
-        const Mat3 strain = 0.5 * (grad + grad.transpose());
-        const Real trace = strain.trace();
+        {
+            const Real* uk = displacement + 3 * std::size_t(region.tetSlots[i][k]);
+            for (int b = 0; b < 3; ++b)
+                for (int a = 0; a < 3; ++a)
+                    grad[a][b] += g[k][b] * uk[a];
+        }
+        Real strain[3][3];
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b)
+                strain[a][b] = 0.5 * (grad[a][b] + grad[b][a]);
+        const Real trace = strain[0][0] + (strain[1][1] + strain[2][2]);
+        // ε:ε as Eigen sums a column-major 3×3: two lanes of pairs, the lanes, then the last entry.
+        auto sq = [&](int a, int b)
+        {
+            return strain[a][b] * strain[a][b];
+        };
+        const Real lane0 = (sq(0, 0) + sq(2, 0)) + (sq(1, 1) + sq(0, 2));
+        const Real lane1 = (sq(1, 0) + sq(0, 1)) + (sq(2, 1) + sq(1, 2));
+        const Real contraction = (lane0 + lane1) + sq(2, 2);
         // ≥ 0 for ν ∈ (−1, 0.5): the bulk modulus λ + 2μ/3 and μ are positive.
-        const Real energy = std::max(Real(0), region.tetVolume[i] * (lame.mu * strain.squaredNorm() +
-                                                                     0.5 * lame.lambda * trace * trace));
+        const Real energy =
+            std::max(Real(0), region.tetVolume[i] * (lame.mu * contraction + halfLambda * trace * trace));
         out.perTet[i] = energy;
         out.total += energy;
         for (Index s : region.tetSlots[i])
