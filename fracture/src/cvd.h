@@ -129,6 +129,7 @@ struct FloodWorkspace
     std::vector<Real> seedKey;           ///< per site: squared distance to its start node
     std::vector<std::uint32_t> homeless; ///< sites whose start node is searched among all nodes
     std::vector<FloodHeapKey> heap;      ///< 4-ary min-heap
+    std::vector<Index> open;             ///< a popped node's neighbours that may take an offer
 };
 
 /// Prepares `workspace` for floods over `localCoords` (dimension reals per local node); call again

@@ -199,6 +199,10 @@ void flood(const FragmentRegion& region, std::size_t siteCount, unsigned threads
                     }
                 });
 
+    Index degree = 0;
+    for (Index v = 0; v < n; ++v)
+        degree = std::max(degree, region.adjacencyOffsets[v + 1] - region.adjacencyOffsets[v]);
+    ws.open.resize(degree);
     ws.key.assign(n, std::numeric_limits<Real>::infinity());
     ws.site.assign(n, kUnlabelled);
     ws.heap.clear();
@@ -227,12 +231,17 @@ void flood(const FragmentRegion& region, std::size_t siteCount, unsigned threads
                 continue;
             const std::uint32_t site = packedSite(top);
             ws.site[node] = site | kLabelled;
+            // Two passes: the neighbours still open to an offer (whether one is varies from neighbour to
+            // neighbour, too often for a branch to guess) are gathered without branches, in order.
+            std::size_t open = 0;
             for (Index w : region.neighbors(node))
             {
                 const std::uint32_t held = ws.site[w];
-                if (held != site && !(held & kLabelled))
-                    offer(dist(site, w), site, w);
+                ws.open[open] = w;
+                open += (held != site) & !(held & kLabelled);
             }
+            for (std::size_t i = 0; i < open; ++i)
+                offer(dist(site, ws.open[i]), site, ws.open[i]);
         }
     };
     for (std::size_t s = 0; s < siteCount; ++s)
