@@ -149,7 +149,9 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
         keyCount += chunk.keys.size();
         triangleCount += chunk.triangles.size();
     }
-    global.reserve(keyCount);
+    const bool singleChunk = chunks.size() == 1;
+    if (!singleChunk)
+        global.reserve(keyCount);
     positions.reserve(keyCount + mesh.surfaceNodeCount);
     triangles.reserve(triangleCount + 2 * std::size_t(mesh.surfaceNodeCount));
     auto nodeId = [&](Index node)
@@ -191,15 +193,18 @@ void assembleMeshes(const TessContext& ctx, const std::vector<ChunkOutput>& chun
                 Index& id = keyGlobal[ref];
                 if (id == kInvalidIndex)
                 {
-                    const auto [it, inserted] = global.try_emplace(chunk.keys[ref], Index(positions.size()));
-                    if (inserted)
+                    // A chunk holds each key once, so a single chunk's keys are all new.
+                    Index found = Index(positions.size());
+                    if (!singleChunk)
+                        found = global.try_emplace(chunk.keys[ref], found).first->second;
+                    if (found == positions.size())
                     {
                         positions.push_back(chunk.positions[r]);
                         stats.fractureVertices += chunk.keys[ref].nodeCount >= 2;
                         stats.constrainedVertices += chunk.keyStatus[ref] == VertexStatus::Constrained;
                         stats.singularVertices += chunk.keyStatus[ref] == VertexStatus::Singular;
                     }
-                    id = it->second;
+                    id = found;
                 }
                 remap[r] = id;
             }

@@ -45,44 +45,56 @@ Index pieceComponents(const Region& region, const TetMesh& /*mesh*/, std::vector
     std::vector<Index> up(pieces);
     std::iota(up.begin(), up.end(), Index(0));
     std::vector<std::pair<Index, Index>> sliverLinks; // (sliver piece, lowest neighbour piece)
-    for (Index slot = 0; slot < region.tets.size(); ++slot)
+    // Pieces of two tets touching across face f of `slot` (one of them cut) join when both touch that
+    // face with positive area and carry the same site.
+    auto linkAcross = [&](Index slot, int f, Index oslot)
     {
+        const int g = region.faces->acrossFace[region.tets[slot]][f];
+        if (g < 0)
+            return;
+        for (Index p = region.pieceStart[slot]; p < region.pieceStart[slot + 1]; ++p)
+        {
+            if (!(region.pieceTouch[p] & (1u << f)) || !(region.pieceTouch[p] & 0x80))
+                continue;
+            for (Index q = region.pieceStart[oslot]; q < region.pieceStart[oslot + 1]; ++q)
+            {
+                if (!(region.pieceTouch[q] & (1u << g)))
+                    continue;
+                const bool sliverP = region.pieceSite[p] == kNoSite, sliverQ = region.pieceSite[q] == kNoSite;
+                if (sliverP || sliverQ)
+                {
+                    if (sliverP && !sliverQ)
+                        sliverLinks.emplace_back(p, q);
+                    continue;
+                }
+                if (region.pieceSite[p] == region.pieceSite[q])
+                    unite(up, p, q);
+            }
+        }
+    };
+    const Index tetCount = Index(region.tets.size());
+    for (Index slot = 0; slot < tetCount; ++slot)
+    {
+        const std::array<Index, 4>& across = region.acrossSlot[slot];
+        if (region.cut[slot])
+        {
+            for (int f = 0; f < 4; ++f)
+                if (across[f] != kInvalidIndex)
+                    linkAcross(slot, f, across[f]);
+            continue;
+        }
+        // An uncut tet is one piece touching all its faces; so is an uncut neighbour, of the same site
+        // (three shared nodes). Each such pair is joined once, from the higher tet.
+        const Index piece = region.pieceStart[slot];
         for (int f = 0; f < 4; ++f)
         {
-            const Index oslot = region.acrossSlot[slot][f];
-            if (oslot == kInvalidIndex)
+            const Index other = across[f];
+            if (other == kInvalidIndex)
                 continue;
-            if (!region.cut[slot] && !region.cut[oslot])
-            {
-                // Two uncut tets: one piece each, touching every face, and of the same site (three
-                // shared nodes). Joined once, from the lower tet.
-                if (slot < oslot)
-                    unite(up, region.pieceStart[slot], region.pieceStart[oslot]);
-                continue;
-            }
-            const int g = region.faces->acrossFace[region.tets[slot]][f];
-            if (g < 0)
-                continue;
-            for (Index p = region.pieceStart[slot]; p < region.pieceStart[slot + 1]; ++p)
-            {
-                if (!(region.pieceTouch[p] & (1u << f)) || !(region.pieceTouch[p] & 0x80))
-                    continue;
-                for (Index q = region.pieceStart[oslot]; q < region.pieceStart[oslot + 1]; ++q)
-                {
-                    if (!(region.pieceTouch[q] & (1u << g)))
-                        continue;
-                    const bool sliverP = region.pieceSite[p] == kNoSite,
-                               sliverQ = region.pieceSite[q] == kNoSite;
-                    if (sliverP || sliverQ)
-                    {
-                        if (sliverP && !sliverQ)
-                            sliverLinks.emplace_back(p, q);
-                        continue;
-                    }
-                    if (region.pieceSite[p] == region.pieceSite[q])
-                        unite(up, p, q);
-                }
-            }
+            if (region.cut[other])
+                linkAcross(slot, f, other);
+            else if (other < slot)
+                unite(up, piece, region.pieceStart[other]);
         }
     }
     std::sort(sliverLinks.begin(), sliverLinks.end());

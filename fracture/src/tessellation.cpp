@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 namespace shatter::fracture
@@ -68,22 +69,33 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
     region.nodeEntry.assign(mesh.nodeCount(), kInvalidIndex);
     for (std::size_t i = 0; i < labels.nodes.size(); ++i)
         region.nodeEntry[labels.nodes[i]] = Index(i);
-    region.tetSlot.assign(mesh.tetCount(), kInvalidIndex);
-    std::vector<std::uint8_t> in(mesh.tetCount(), 0);
-    for (Index node : labels.nodes)
-        for (Index i = mesh.nodeTetOffsets[node]; i < mesh.nodeTetOffsets[node + 1]; ++i)
-            in[mesh.nodeTets[i]] = 1;
-    RegionRef ref;
-    for (Index t = 0; t < mesh.tetCount(); ++t)
-        if (!in[t] && field.isCut(t) && field.findRegion(t, labels.parent, ref))
-            in[t] = 1;
-    for (Index t = 0; t < mesh.tetCount(); ++t)
-        if (in[t])
-        {
-            region.tetSlot[t] = Index(region.tets.size());
-            region.tets.push_back(t);
-            region.precut.push_back(field.isCut(t) ? 1 : 0);
-        }
+    if (state.fragmentCount() == 1)
+    {
+        // The unbroken object: every tet, none cut yet.
+        region.tets.resize(mesh.tetCount());
+        std::iota(region.tets.begin(), region.tets.end(), Index(0));
+        region.tetSlot = region.tets;
+        region.precut.assign(mesh.tetCount(), 0);
+    }
+    else
+    {
+        region.tetSlot.assign(mesh.tetCount(), kInvalidIndex);
+        std::vector<std::uint8_t> in(mesh.tetCount(), 0);
+        for (Index node : labels.nodes)
+            for (Index i = mesh.nodeTetOffsets[node]; i < mesh.nodeTetOffsets[node + 1]; ++i)
+                in[mesh.nodeTets[i]] = 1;
+        RegionRef ref;
+        for (Index t = 0; t < mesh.tetCount(); ++t)
+            if (!in[t] && field.isCut(t) && field.findRegion(t, labels.parent, ref))
+                in[t] = 1;
+        for (Index t = 0; t < mesh.tetCount(); ++t)
+            if (in[t])
+            {
+                region.tetSlot[t] = Index(region.tets.size());
+                region.tets.push_back(t);
+                region.precut.push_back(field.isCut(t) ? 1 : 0);
+            }
+    }
     region.faces = tetFaces(state);
     const TetFaces& faces = *region.faces;
     region.acrossSlot.resize(region.tets.size());
@@ -110,6 +122,10 @@ void findRegion(const ObjectState& state, const VoronoiLabelling& labels, Region
 void buildPieces(const TetMesh& mesh, Region& region)
 {
     region.pieceStart.assign(1, 0);
+    region.pieceStart.reserve(region.tets.size() + 1);
+    region.cut.reserve(region.tets.size());
+    region.pieceSite.reserve(region.tets.size() + region.tets.size() / 4);
+    region.pieceTouch.reserve(region.pieceSite.capacity());
     for (Index slot = 0; slot < region.tets.size(); ++slot)
     {
         const Tet& tet = mesh.tets[region.tets[slot]];
@@ -137,7 +153,9 @@ void buildPieces(const TetMesh& mesh, Region& region)
         {
             region.pieceSite.push_back(sites[i]);
             std::uint8_t touch = 0;
-            if (!region.precut[slot])
+            if (count == 1 && !region.precut[slot])
+                touch = 0xf; // every face
+            else if (!region.precut[slot])
                 for (int f = 0; f < 4; ++f)
                     for (int j : kTetFaces[f])
                         if (region.nodeSite[tet[j]] == sites[i])
