@@ -124,8 +124,9 @@ void buildPieces(const TetMesh& mesh, Region& region)
     region.pieceStart.assign(1, 0);
     region.pieceStart.reserve(region.tets.size() + 1);
     region.cut.reserve(region.tets.size());
-    region.pieceSite.reserve(region.tets.size() + region.tets.size() / 4);
-    region.pieceTouch.reserve(region.pieceSite.capacity());
+    const std::size_t pieces = region.tets.size() + region.tets.size() / 4; // a guess: most tets are uncut
+    region.pieceSite.reserve(pieces);
+    region.pieceTouch.reserve(pieces);
     for (Index slot = 0; slot < region.tets.size(); ++slot)
     {
         const Tet& tet = mesh.tets[region.tets[slot]];
@@ -153,8 +154,8 @@ void buildPieces(const TetMesh& mesh, Region& region)
         {
             region.pieceSite.push_back(sites[i]);
             std::uint8_t touch = 0;
-            if (count == 1 && !region.precut[slot])
-                touch = 0xf; // every face
+            if (!cut)
+                touch = 0xf; // the one piece of an uncut tet: every face
             else if (!region.precut[slot])
                 for (int f = 0; f < 4; ++f)
                     for (int j : kTetFaces[f])

@@ -174,8 +174,7 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
     const FragmentField& field = ctx.state.field();
     const Index t = region.tets[slot];
     const Tet& tet = ctx.state.asset().tetMesh.tets[t];
-    const TetCorners x{ctx.meshNodes[tet[0]], ctx.meshNodes[tet[1]], ctx.meshNodes[tet[2]],
-                       ctx.meshNodes[tet[3]]};
+    const TetCorners x = ctx.state.asset().tetMesh.corners(t);
     const Real tolerance = clipTolerance(x);
     const FragmentId parent = ctx.labels.parent;
 

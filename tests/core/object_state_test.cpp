@@ -283,9 +283,7 @@ TEST(ObjectState, ApplyKeepsFieldGridAndSphereTreesInStep)
                 RegionRef region;
                 if (!state.field().findRegion(t, f, region))
                     continue;
-                TetCorners c;
-                for (int k = 0; k < 4; ++k)
-                    c[std::size_t(k)] = mesh.nodes[mesh.tets[t][std::size_t(k)]];
+                const TetCorners c = mesh.corners(t);
                 Aabb box;
                 if (region.record != kInvalidIndex)
                 {

@@ -130,11 +130,7 @@ struct AnalyticFracture::State
     mutable std::vector<ReferenceDistance> surfaceDistance;
     mutable ConvexPolytope scratchPoly;
 
-    TetCorners corners(Index t) const
-    {
-        const Tet& tet = mesh.tets[t];
-        return {mesh.nodes[tet[0]], mesh.nodes[tet[1]], mesh.nodes[tet[2]], mesh.nodes[tet[3]]};
-    }
+    TetCorners corners(Index t) const { return mesh.corners(t); }
     /// Index of fragment f's region in tet t, or -1.
     int regionOf(Index t, FragmentId f) const
     {

@@ -48,12 +48,6 @@ FragmentField::FragmentField(const TetMesh& mesh, std::span<const Real> nodeDist
     tetSlot.assign(mesh.tetCount(), kInvalidIndex);
 }
 
-TetCorners FragmentField::corners(Index t) const
-{
-    const Tet& tet = tetMesh->tets[t];
-    return {tetMesh->nodes[tet[0]], tetMesh->nodes[tet[1]], tetMesh->nodes[tet[2]], tetMesh->nodes[tet[3]]};
-}
-
 FragmentId FragmentField::fragmentAt(Index t, const Bary& b) const
 {
     Index r = tetRecords[t];

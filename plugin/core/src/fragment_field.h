@@ -143,7 +143,6 @@ private:
     void propagate(const std::vector<Index>& seeds, FieldUpdateReport* report);
     void appendRecord(Index t, const CutTetRecord& input, FragmentId parent, std::vector<RegionBox>& boxes,
                       std::vector<Index>& seeds);
-    TetCorners corners(Index t) const;
 
     const TetMesh* tetMesh = nullptr;
     std::vector<FieldNode> nodes;

@@ -67,7 +67,7 @@ void FragmentField::apply(const FractureResult& result, std::vector<RegionBox>& 
         pieceTets[target].push_back(t);
         ++relabelled;
         // Tighter bounds: the piece cut by its planes (the whole tet if that comes out empty).
-        const TetCorners c = corners(t);
+        const TetCorners c = tetMesh->corners(t);
         const auto piece = planes(records[region.record], region.slot);
         boundingScratch.resize(piece.size());
         Aabb box = tetRegion(c, piece, clipTolerance(c), 0, boundingScratch, regionScratch);
@@ -105,7 +105,7 @@ void FragmentField::apply(const FractureResult& result, std::vector<RegionBox>& 
 void FragmentField::appendRecord(Index t, const CutTetRecord& input, FragmentId parent,
                                  std::vector<RegionBox>& boxes, std::vector<Index>& seeds)
 {
-    const TetCorners c = corners(t);
+    const TetCorners c = tetMesh->corners(t);
     const Real tolerance = clipTolerance(c); // 1e-12 of the longest edge
     const Real longest = tolerance * Real(1e12);
     const Real areaEpsilon = Real(1e-10) * longest * longest;
@@ -131,6 +131,16 @@ void FragmentField::appendRecord(Index t, const CutTetRecord& input, FragmentId 
     std::array<std::array<CrackPlaneKind, 4>, 4> kinds{};
     crackPlanes(c, rec.values, rec.count, crack, kinds);
     std::array<std::array<bool, 4>, 4> bounding{};
+    // planeStart is 8-bit: a piece keeps at most 255 planes per record (reaching that would take
+    // hundreds of events all cutting one tet; the surplus would only make distances larger).
+    auto keep = [&](const Plane& plane)
+    {
+        SHATTER_ASSERT(planePool.size() - rec.firstPlane < 255, "too many crack planes in one tet");
+        if (planePool.size() - rec.firstPlane >= 255)
+            return false;
+        planePool.push_back(plane);
+        return true;
+    };
 
     // Each piece is the parent's region cut by its crack planes; tetRegion finds which of those planes
     // really bound it inside the tet (positive area) and its exact bounds.
@@ -177,16 +187,6 @@ void FragmentField::appendRecord(Index t, const CutTetRecord& input, FragmentId 
                 tetRegion(c, constraints, tolerance, areaEpsilon, boundingScratch, regionScratch);
             if (box.empty())
                 continue; // the piece has no volume in this tet (to round-off)
-            // planeStart is 8-bit: a piece keeps at most 255 planes per record (reaching that would take
-            // hundreds of events all cutting one tet; the surplus would only make distances larger).
-            auto keep = [&](const Plane& plane)
-            {
-                SHATTER_ASSERT(planePool.size() - rec.firstPlane < 255, "too many crack planes in one tet");
-                if (planePool.size() - rec.firstPlane >= 255)
-                    return false;
-                planePool.push_back(plane);
-                return true;
-            };
             for (std::size_t q = 0; q < parentPlanes.size(); ++q)
                 if (boundingScratch[q])
                     keep(parentPlanes[q]);

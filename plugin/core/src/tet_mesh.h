@@ -3,6 +3,7 @@
 
 #include "shatter/math.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,12 @@ struct TetMesh
 
     Index nodeCount() const { return Index(nodes.size()); }
     Index tetCount() const { return Index(tets.size()); }
+    /// The positions of tet t's four nodes, in its node order.
+    std::array<Vec3, 4> corners(Index t) const
+    {
+        const Tet& tet = tets[t];
+        return {nodes[tet[0]], nodes[tet[1]], nodes[tet[2]], nodes[tet[3]]};
+    }
     Real tetVolume(Index t) const;
     Real totalVolume() const;
     Real meanEdgeLength() const;
