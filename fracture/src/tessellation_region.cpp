@@ -173,8 +173,9 @@ void emitPrecutTet(const TessContext& ctx, Index slot, ChunkOutput& out, std::ve
     const Region& region = ctx.region;
     const FragmentField& field = ctx.state.field();
     const Index t = region.tets[slot];
-    const Tet& tet = ctx.state.asset().tetMesh.tets[t];
-    const TetCorners x = ctx.state.asset().tetMesh.corners(t);
+    const TetMesh& mesh = ctx.state.asset().tetMesh;
+    const Tet& tet = mesh.tets[t];
+    const TetCorners x = mesh.corners(t);
     const Real tolerance = clipTolerance(x);
     const FragmentId parent = ctx.labels.parent;
 

@@ -36,7 +36,7 @@ AnalyticFracture::State::State(const TetMesh& m, const TriMesh& s) : mesh(m), su
     {
         FixtureRegion region;
         region.fragment = 0;
-        makeTetPolytope(corners(t), region.poly);
+        makeTetPolytope(mesh.corners(t), region.poly);
         region.volume = mesh.tetVolume(t);
         whole.volume += region.volume;
         whole.tets.push_back(t);
@@ -108,7 +108,7 @@ Index AnalyticFracture::State::findTet(const Vec3& p) const
         if (x > b[0] || y < b[1] || y > b[2] || z < b[3] || z > b[4])
             continue;
         const Index t = tetsByMinX[i];
-        if (barycentric(corners(t), p).minCoeff() >= -1e-12)
+        if (barycentric(mesh.corners(t), p).minCoeff() >= -1e-12)
             return t;
     }
     return kInvalidIndex;

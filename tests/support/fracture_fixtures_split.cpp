@@ -47,7 +47,7 @@ std::optional<FractureResult> splitFragment(AnalyticFracture::State& s, Fragment
         const Index t = tets[i];
         firstSub[i] = Index(subs.size());
         const FixtureRegion& region = s.regions[t][s.regionOf(t, parent)];
-        const TetCorners c = s.corners(t);
+        const TetCorners c = mesh.corners(t);
         const Vec3 center = Real(0.25) * (c[0] + c[1] + c[2] + c[3]);
         Real radius = 0;
         for (const Vec3& p : c)
@@ -108,7 +108,7 @@ std::optional<FractureResult> splitFragment(AnalyticFracture::State& s, Fragment
     for (std::size_t k = 0; k < subs.size(); ++k)
     {
         const Sub& sub = subs[k];
-        const TetCorners c = s.corners(sub.tet);
+        const TetCorners c = mesh.corners(sub.tet);
         const Real edge = clipTolerance(c) * Real(1e12);
         const Real areaEpsilon = Real(1e-12) * edge * edge;
         for (int face = 0; face < 4; ++face)

@@ -130,7 +130,6 @@ struct AnalyticFracture::State
     mutable std::vector<ReferenceDistance> surfaceDistance;
     mutable ConvexPolytope scratchPoly;
 
-    TetCorners corners(Index t) const { return mesh.corners(t); }
     /// Index of fragment f's region in tet t, or -1.
     int regionOf(Index t, FragmentId f) const
     {
