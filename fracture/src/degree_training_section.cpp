@@ -73,10 +73,10 @@ std::optional<DegreeModel> findDegreeModel(const Asset& asset, const Material& m
                                            const PipelineSettings& pipeline)
 {
     const std::string name = degreeModelSectionName(material, pipeline);
-    const AssetSection* section = asset.findSection(name);
-    if (!section)
+    const std::optional<std::vector<std::byte>> bytes = asset.readSection(name);
+    if (!bytes)
         return std::nullopt;
-    DegreeModel model = deserializeDegreeModel(section->bytes, "asset '" + asset.name + "' section " + name);
+    DegreeModel model = deserializeDegreeModel(*bytes, "asset '" + asset.name + "' section " + name);
     if (model.nodeCount != asset.tetMesh.nodeCount() ||
         model.configurationHash != degreeModelKey(material, pipeline))
         return std::nullopt;

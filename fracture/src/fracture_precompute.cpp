@@ -91,10 +91,11 @@ std::string boundName(const Material& material, const PipelineSettings& settings
 /// The reader of a section's bytes after its version, or nothing when absent or of another version.
 std::optional<BinaryReader> open(const Asset& asset, const std::string& name, std::uint32_t version)
 {
-    const AssetSection* section = asset.findSection(name);
-    if (!section || section->bytes.size() < sizeof(std::uint32_t))
+    std::optional<std::vector<std::byte>> bytes = asset.readSection(name);
+    if (!bytes || bytes->size() < sizeof(std::uint32_t))
         return std::nullopt;
-    BinaryReader reader(section->bytes, "asset '" + asset.name + "' section '" + name + "'");
+    BinaryReader reader =
+        BinaryReader::owning(std::move(*bytes), "asset '" + asset.name + "' section '" + name + "'");
     if (reader.value<std::uint32_t>() != version)
         return std::nullopt;
     return reader;

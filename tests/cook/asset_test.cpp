@@ -394,17 +394,59 @@ TEST_F(AssetCache, SectionsRoundTripAndReplaceByName)
     const Asset loaded = Asset::load(file);
     ASSERT_EQ(loaded.sections.size(), 2u);
     ASSERT_NE(loaded.findSection("modal"), nullptr);
-    EXPECT_EQ(loaded.findSection("modal")->bytes, std::vector<std::byte>{std::byte{9}});
+    EXPECT_EQ(loaded.readSection("modal"), std::vector<std::byte>{std::byte{9}});
+    EXPECT_EQ(loaded.findSection("modal")->size(), 1u);
     ASSERT_NE(loaded.findSection("degree"), nullptr);
-    EXPECT_TRUE(loaded.findSection("degree")->bytes.empty());
+    EXPECT_TRUE(loaded.readSection("degree")->empty());
     EXPECT_EQ(loaded.findSection("missing"), nullptr);
+    EXPECT_FALSE(loaded.readSection("missing").has_value());
+}
+
+// A loaded asset leaves its sections in the file and reads them when asked: what it reads is the file
+// as loaded, whether the cache is since replaced (as writers do, by rename), re-saved or edited in place.
+TEST_F(AssetCache, LoadedSectionsAreReadBackFromTheFileAsLoaded)
+{
+    Asset withSection = asset;
+    const std::vector<std::byte> modal(1000, std::byte{7});
+    withSection.setSection("modal", modal);
+    withSection.save(file);
+    const Asset loaded = Asset::load(file);
+    ASSERT_NE(loaded.findSection("modal"), nullptr);
+    EXPECT_TRUE(loaded.findSection("modal")->bytes.empty()); // not held in memory
+
+    withSection.setSection("modal", std::vector<std::byte>(1000, std::byte{8}));
+    withSection.save(file); // replaces the file by rename
+    EXPECT_EQ(loaded.readSection("modal"), modal);
+    loaded.save(file); // reads its sections back from the file it was loaded from
+    EXPECT_EQ(Asset::load(file).readSection("modal"), modal);
+
+    // Edited in place (not how Shatter writes): the section no longer matches its checksum at load.
+    const Asset again = Asset::load(file);
+    {
+        std::fstream edit(file, std::ios::binary | std::ios::in | std::ios::out);
+        edit.seekp(-10, std::ios::end); // inside the section, the payload's last bytes
+        edit.put(char(1));
+    }
+    try
+    {
+        again.readSection("modal");
+        ADD_FAILURE() << "an edited section was read";
+    }
+    catch (const Error& error)
+    {
+        EXPECT_NE(std::string(error.what()).find(file.string()), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("section 'modal' changed"), std::string::npos)
+            << error.what();
+    }
 }
 
 TEST_F(AssetCache, DuplicateSectionWithValidChecksumIsDetected)
 {
     Asset broken = asset;
-    broken.sections.push_back({"modal", {}});
-    broken.sections.push_back({"modal", {}}); // bypasses setSection, as a hand-made file could
+    AssetSection modal;
+    modal.name = "modal";
+    broken.sections.push_back(modal);
+    broken.sections.push_back(modal); // bypasses setSection, as a hand-made file could
     broken.save(file);
     EXPECT_NE(loadError().find("section 'modal' appears twice"), std::string::npos);
 }

@@ -217,7 +217,7 @@ TEST(DegreeModel, IsStoredInAnAssetSectionNamedAfterItsConfiguration)
     EXPECT_NE(degreeModelSectionName(material, otherPipeline), name);
 
     // A corrupt section throws.
-    std::vector<std::byte> bytes = asset.findSection(name)->bytes;
+    std::vector<std::byte> bytes = *asset.readSection(name);
     bytes.resize(bytes.size() / 2);
     asset.setSection(name, bytes);
     EXPECT_THROW(findDegreeModel(asset, material, pipeline), Error);

@@ -42,7 +42,7 @@ nlohmann::json sections(const shatter::Asset& asset)
 {
     nlohmann::json list = nlohmann::json::object();
     for (const shatter::AssetSection& s : asset.sections)
-        list[s.name] = s.bytes.size();
+        list[s.name] = s.size();
     return list;
 }
 

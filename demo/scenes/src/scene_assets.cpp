@@ -124,7 +124,7 @@ fracturableSceneAsset(const std::filesystem::path& mesh, const std::filesystem::
             Asset onDisk = Asset::load(file);
             if (onDisk.sourceHash == current->sourceHash)
                 for (AssetSection& section : onDisk.sections)
-                    extended->setSection(std::move(section.name), std::move(section.bytes));
+                    extended->setSection(std::move(section));
         }
         catch (const Error& error)
         {

@@ -2,6 +2,7 @@
 // entry points of shatter/asset.h, which wrap Asset::load/save for code that sees Asset only opaquely.
 #include "asset_data.h"
 
+#include "binary_io.h"
 #include "shatter/error.h"
 
 namespace shatter
@@ -12,6 +13,16 @@ Real Asset::radius() const
     return Real(0.5) * surface.bounds().extent().norm();
 }
 
+std::vector<std::byte> AssetSection::read() const
+{
+    if (!file)
+        return bytes;
+    std::vector<std::byte> stored = file->read(fileOffset, fileSize);
+    if (quickHash64(stored) != fileChecksum)
+        throw Error(file->path(), "section '" + name + "' changed since the file was loaded");
+    return stored;
+}
+
 const AssetSection* Asset::findSection(std::string_view sectionName) const
 {
     for (const AssetSection& section : sections)
@@ -20,15 +31,31 @@ const AssetSection* Asset::findSection(std::string_view sectionName) const
     return nullptr;
 }
 
-void Asset::setSection(std::string sectionName, std::vector<std::byte> bytes)
+std::optional<std::vector<std::byte>> Asset::readSection(std::string_view sectionName) const
 {
-    for (AssetSection& section : sections)
-        if (section.name == sectionName)
+    const AssetSection* section = findSection(sectionName);
+    if (!section)
+        return std::nullopt;
+    return section->read();
+}
+
+void Asset::setSection(AssetSection section)
+{
+    for (AssetSection& existing : sections)
+        if (existing.name == section.name)
         {
-            section.bytes = std::move(bytes);
+            existing = std::move(section);
             return;
         }
-    sections.push_back({std::move(sectionName), std::move(bytes)});
+    sections.push_back(std::move(section));
+}
+
+void Asset::setSection(std::string sectionName, std::vector<std::byte> bytes)
+{
+    AssetSection section;
+    section.name = std::move(sectionName);
+    section.bytes = std::move(bytes);
+    setSection(std::move(section));
 }
 
 std::shared_ptr<const Asset> loadAsset(const std::filesystem::path& cacheFile)

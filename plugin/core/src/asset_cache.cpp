@@ -49,7 +49,7 @@ void writePayload(const Asset& asset, BinaryWriter& w)
     for (const AssetSection& section : asset.sections)
     {
         w.string(section.name);
-        w.array(section.bytes);
+        w.array(section.read());
     }
 }
 
@@ -91,7 +91,9 @@ void checkRange(const BinaryReader& r, const std::vector<Index>& values, std::si
             r.fail(std::string(what) + " " + std::to_string(i) + " is out of range");
 }
 
-Asset readPayload(BinaryReader& r)
+// `file` holds the payload at `payloadOffset`: the sections are left there, not copied (AssetSection).
+Asset readPayload(BinaryReader& r, const std::shared_ptr<const ReadOnlyFile>& file,
+                  std::uint64_t payloadOffset)
 {
     Asset asset;
     asset.name = r.string();
@@ -124,7 +126,12 @@ Asset readPayload(BinaryReader& r)
     {
         AssetSection section;
         section.name = r.string();
-        section.bytes = r.array<std::byte>();
+        std::size_t offset = 0;
+        const std::span<const std::byte> bytes = r.byteView(offset);
+        section.file = file;
+        section.fileOffset = payloadOffset + offset;
+        section.fileSize = bytes.size();
+        section.fileChecksum = quickHash64(bytes);
         if (asset.findSection(section.name))
             r.fail("section '" + section.name + "' appears twice");
         asset.sections.push_back(std::move(section));
@@ -172,8 +179,6 @@ Asset readPayload(BinaryReader& r)
     treeCheck.closestParents = false;
     if (const std::string problem = checkSphereTree(asset.sphereTree, treeCheck); !problem.empty())
         r.fail("sphere tree: " + problem);
-    asset.tetMesh.buildConnectivity();
-    asset.locator = std::make_shared<const TetLocator>(asset.tetMesh);
     return asset;
 }
 
@@ -203,7 +208,8 @@ void Asset::save(const std::filesystem::path& cacheFile) const
 Asset Asset::load(const std::filesystem::path& cacheFile)
 {
     const std::string source = cacheFile.string();
-    const std::vector<std::byte> bytes = readFileBytes(source);
+    const auto file = std::make_shared<const ReadOnlyFile>(source);
+    std::vector<std::byte> bytes = file->read(0, file->size());
     if (bytes.size() < kHeaderSize)
         throw Error(source, "not a Shatter asset file (only " + std::to_string(bytes.size()) + " bytes)");
     BinaryReader header(std::span<const std::byte>(bytes).first(kHeaderSize), source);
@@ -227,7 +233,12 @@ Asset Asset::load(const std::filesystem::path& cacheFile)
     if (fnv1a64(payload) != checksum)
         throw Error(source, "asset file is corrupt (checksum mismatch)");
     BinaryReader reader(payload, source);
-    return readPayload(reader);
+    Asset asset = readPayload(reader, file, kHeaderSize);
+    // The locator takes about as much memory as the file: not both at once (loading's peak).
+    std::vector<std::byte>().swap(bytes);
+    asset.tetMesh.buildConnectivity();
+    asset.locator = std::make_shared<const TetLocator>(asset.tetMesh);
+    return asset;
 }
 
 } // namespace shatter

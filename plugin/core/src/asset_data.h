@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,12 +23,27 @@
 namespace shatter
 {
 
+class ReadOnlyFile;
+
 /// Data a higher layer precomputes per asset and keeps in its cache file (e.g. fracture's modal basis
 /// or trained degree model). Opaque to the core: the writer versions and validates its own bytes.
+/// A loaded asset does not hold its sections' bytes: each is parsed once by its reader, so holding them
+/// too would double their memory; they are read back from the cache file when asked for.
 struct AssetSection
 {
     std::string name;             ///< unique within an asset; names what the data depends on
-    std::vector<std::byte> bytes; ///< the writer's serialisation
+    std::vector<std::byte> bytes; ///< the writer's serialisation, when held in memory (not `file`)
+    /// The cache file the asset was loaded from, held open, when the bytes are not held in memory:
+    /// they are `fileSize` bytes at `fileOffset`, whose quickHash64 at load was `fileChecksum`.
+    std::shared_ptr<const ReadOnlyFile> file;
+    std::uint64_t fileOffset = 0;
+    std::uint64_t fileSize = 0;
+    std::uint64_t fileChecksum = 0;
+
+    std::uint64_t size() const { return file ? fileSize : bytes.size(); } ///< in bytes
+    /// The bytes, read back from the cache file when not held in memory. Throws shatter::Error naming
+    /// the file when they cannot be read or are no longer what was loaded.
+    std::vector<std::byte> read() const;
 };
 
 /// The precomputed, immutable data of one fracturable object, in its material frame.
@@ -59,8 +75,11 @@ struct Asset
     Real radius() const;                                     ///< half the bounding box diagonal
     /// The section named `name`, or null.
     const AssetSection* findSection(std::string_view name) const;
+    /// The bytes of the section named `name` (AssetSection::read), or nothing when there is none.
+    std::optional<std::vector<std::byte>> readSection(std::string_view name) const;
     /// Adds the section, replacing one of the same name.
-    void setSection(std::string name, std::vector<std::byte> bytes);
+    void setSection(AssetSection section);
+    void setSection(std::string name, std::vector<std::byte> bytes); ///< a section held in memory
 
     /// Writes the cache file (atomically). Throws shatter::Error naming the file.
     void save(const std::filesystem::path& cacheFile) const;

@@ -1,8 +1,11 @@
 #include "binary_io.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
@@ -18,6 +21,25 @@ std::uint64_t fnv1a64(std::span<const std::byte> bytes, std::uint64_t seed)
         hash *= 0x100000001b3ull;
     }
     return hash;
+}
+
+std::uint64_t quickHash64(std::span<const std::byte> bytes)
+{
+    constexpr std::uint64_t kMultiplier = 0x9e3779b97f4a7c15ull;
+    std::uint64_t hash = bytes.size() * kMultiplier;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8)
+    {
+        std::uint64_t word;
+        std::memcpy(&word, bytes.data() + i, 8);
+        hash = (hash ^ word) * kMultiplier;
+        hash ^= hash >> 29;
+    }
+    std::uint64_t tail = 0;
+    if (i < bytes.size())
+        std::memcpy(&tail, bytes.data() + i, bytes.size() - i);
+    hash = (hash ^ tail) * kMultiplier;
+    return hash ^ (hash >> 29);
 }
 
 void BinaryWriter::vec3s(const std::vector<Vec3>& values)
@@ -52,6 +74,15 @@ std::vector<Vec3> BinaryReader::vec3s()
     return values;
 }
 
+std::span<const std::byte> BinaryReader::byteView(std::size_t& offset)
+{
+    const std::uint64_t count = value<std::uint64_t>();
+    if (count > remaining())
+        fail("array of " + std::to_string(count) + " elements does not fit in the file");
+    offset = m_offset;
+    return {take(count), count};
+}
+
 void BinaryReader::fail(const std::string& problem) const
 {
     throw Error(m_source, problem);
@@ -65,6 +96,48 @@ const std::byte* BinaryReader::take(std::size_t count)
     const std::byte* p = m_bytes.data() + m_offset;
     m_offset += count;
     return p;
+}
+
+ReadOnlyFile::ReadOnlyFile(std::string path) : m_path(std::move(path))
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(m_path, ec))
+        throw Error(m_path, "no such file");
+    m_descriptor = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat status
+    {
+    };
+    if (m_descriptor < 0 || ::fstat(m_descriptor, &status) != 0 || !S_ISREG(status.st_mode))
+    {
+        if (m_descriptor >= 0)
+            ::close(m_descriptor);
+        throw Error(m_path, "cannot open the file for reading");
+    }
+    m_size = std::uint64_t(status.st_size);
+}
+
+ReadOnlyFile::~ReadOnlyFile()
+{
+    ::close(m_descriptor);
+}
+
+std::vector<std::byte> ReadOnlyFile::read(std::uint64_t offset, std::uint64_t count) const
+{
+    if (offset > m_size || count > m_size - offset)
+        throw Error(m_path, "cannot read " + std::to_string(count) + " bytes at offset " +
+                                std::to_string(offset) + " of a " + std::to_string(m_size) + "-byte file");
+    std::vector<std::byte> bytes(count);
+    std::uint64_t done = 0;
+    while (done < count)
+    {
+        const ssize_t n = ::pread(m_descriptor, bytes.data() + done, count - done, off_t(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            throw Error(m_path, "cannot read the file");
+        done += std::uint64_t(n);
+    }
+    return bytes;
 }
 
 std::vector<std::byte> readFileBytes(const std::string& path)
