@@ -33,7 +33,9 @@ Landing dropBallOnLightBricks(bool staticPriority, int bricks = 1)
     WorldSettings options;
     options.staticPrioritySolver = staticPriority;
     BulletWorld world(options);
-    world.addGroundBox(Vec3(1, 0.5, 1)); // top face at y = 0
+    // Top face at y = 0, wide enough that a brick the ball sends sliding (4 m/s in some runs) stays
+    // over it: what is measured is the ground's penetration, not the brick leaving its edge.
+    world.addGroundBox(Vec3(10, 0.5, 10));
     std::shared_ptr<ObjectState> brick = freshState("brick.obj");
     const Real volume = computeMassProperties(brick->asset().surface, 1).mass;
     const Real height = brick->asset().surface.bounds().extent().y();

@@ -71,8 +71,10 @@ TEST(TerrainShapes, ABrickRestsOnAHeightField)
                 flat ? 0.0f : float(0.05 * (1 + std::sin(7 * x) * std::cos(5 * z)));
         }
     BulletWorld world;
-    auto terrain = std::make_unique<btHeightfieldTerrainShape>(n, n, heights.data(), btScalar(1), btScalar(0),
-                                                               btScalar(0.1), 1, PHY_FLOAT, false);
+    // The constructor typed on float data: Bullet's legacy one reads PHY_FLOAT as btScalar, so in its
+    // double-precision build it would read these floats as doubles (past the array's end).
+    auto terrain = std::make_unique<btHeightfieldTerrainShape>(n, n, heights.data(), btScalar(0),
+                                                               btScalar(0.1), 1, false);
     terrain->setLocalScaling(btVector3(btScalar(spacing), 1, btScalar(spacing)));
     // Bullet centres a height field on its height range: y = 0 of the data is 5 cm below the origin.
     btTransform at = btTransform::getIdentity();
