@@ -21,7 +21,9 @@ int main(int argc, char** argv)
     piece.vertices = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     piece.triangles = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
     const std::uint8_t crack[4] = {0, 0, 0, 1};
-    return writePiece(piece, crack, Eigen::Isometry3d::Identity(), (std::string(argv[2]) + ".gltf").c_str())
+    const std::shared_ptr<const shatter::Asset> asset = shatter::loadAsset(argv[2]);
+    return writePiece(*asset, piece, crack, Eigen::Isometry3d::Identity(),
+                      (std::string(argv[2]) + ".gltf").c_str())
                ? 0
                : 1;
 }

@@ -49,6 +49,7 @@ Loaded load(const std::filesystem::path& file)
         scene->mMaterials[mesh.mMaterialIndex]->Get(AI_MATKEY_NAME, name);
         const bool crack = std::string(name.C_Str()) == "crack";
         EXPECT_TRUE(crack || std::string(name.C_Str()) == "surface") << name.C_Str();
+        EXPECT_TRUE(mesh.HasTextureCoords(0)) << name.C_Str() << ": no texture coordinates";
         for (unsigned f = 0; f < mesh.mNumFaces; ++f)
         {
             const aiFace& face = mesh.mFaces[f];

@@ -2,6 +2,7 @@
 #include "shatter/scenes/scene_world.h"
 
 #include "bullet_convert.h"
+#include "object_state.h"
 #include "shatter/error.h"
 #include "shatter/fracture_system.h"
 
@@ -32,9 +33,10 @@ int exportFragments(SceneWorld& world, const std::filesystem::path& dir, MeshFor
             const TriMesh& surface = system.surface(object, fragment, &crack);
             const std::string name = world.scene().name + "_object" + std::to_string(object) + "_fragment" +
                                      std::to_string(fragment) + extension;
+            const std::vector<TriangleUvs> uvs = fragmentUvs(system.state(object).asset(), surface, crack);
             exportMesh(surface, crack,
                        toEigen(body->getWorldTransform()) * system.materialToBody(object, fragment),
-                       dir / name, format);
+                       dir / name, format, uvs);
             ++files;
         }
     }

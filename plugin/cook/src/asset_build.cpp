@@ -5,6 +5,7 @@
 #include "asset_build.h"
 
 #include "mesh_import.h"
+#include "surface_uv.h"
 
 #include "binary_io.h"
 #include "max_distance_order.h"
@@ -272,6 +273,7 @@ Asset cookAssetFile(const std::filesystem::path& meshFile, const AssetSettings& 
         throw Error(meshFile.string(), error.problem());
     }
     asset.sourceHash = assetContentKey(meshFile, options);
+    setSurfaceUvs(asset, readTexturedTriangles(meshFile));
     return asset;
 }
 

@@ -1,5 +1,5 @@
 // exportMesh: a fragment as an aiScene (a root node holding the fragment's node at its pose; one
-// aiMesh per material, three vertices per triangle so each carries its face's normal), written by
+// aiMesh per material, three vertices per triangle so each carries its face's normal and UVs), written by
 // assimp's exporter. The scene is built in assimp's own ownership (new[] arrays the aiScene destructor
 // frees), so nothing leaks when export fails.
 #include "shatter/cook.h"
@@ -28,7 +28,8 @@ aiMaterial* namedMaterial(const char* name, const aiColor3D& colour)
 }
 
 // The triangles of `mesh` whose crack flag equals `crackFaces`, as a flat-shaded aiMesh; null if none.
-aiMesh* part(const TriMesh& mesh, std::span<const std::uint8_t> crack, bool crackFaces, unsigned material)
+aiMesh* part(const TriMesh& mesh, std::span<const std::uint8_t> crack, std::span<const TriangleUvs> uvs,
+             bool crackFaces, unsigned material)
 {
     auto wanted = [&](Index t)
     {
@@ -46,6 +47,11 @@ aiMesh* part(const TriMesh& mesh, std::span<const std::uint8_t> crack, bool crac
     out->mNumVertices = 3 * count;
     out->mVertices = new aiVector3D[out->mNumVertices];
     out->mNormals = new aiVector3D[out->mNumVertices];
+    if (!uvs.empty())
+    {
+        out->mTextureCoords[0] = new aiVector3D[out->mNumVertices];
+        out->mNumUVComponents[0] = 2;
+    }
     out->mNumFaces = count;
     out->mFaces = new aiFace[count];
     unsigned face = 0;
@@ -63,6 +69,8 @@ aiMesh* part(const TriMesh& mesh, std::span<const std::uint8_t> crack, bool crac
             const Vec3& p = mesh.vertices[mesh.triangles[t][k]];
             out->mVertices[v] = aiVector3D(ai_real(p.x()), ai_real(p.y()), ai_real(p.z()));
             out->mNormals[v] = aiVector3D(ai_real(n.x()), ai_real(n.y()), ai_real(n.z()));
+            if (!uvs.empty())
+                out->mTextureCoords[0][v] = aiVector3D(ai_real(uvs[t][k].x()), ai_real(uvs[t][k].y()), 0);
             f.mIndices[k] = v;
         }
         ++face;
@@ -73,7 +81,7 @@ aiMesh* part(const TriMesh& mesh, std::span<const std::uint8_t> crack, bool crac
 } // namespace
 
 void exportMesh(const TriMesh& mesh, std::span<const std::uint8_t> crack, const Eigen::Isometry3d& pose,
-                const std::filesystem::path& file, MeshFormat format)
+                const std::filesystem::path& file, MeshFormat format, std::span<const TriangleUvs> uvs)
 {
     const std::string where = "exportMesh " + file.string();
     if (mesh.triangles.empty())
@@ -82,6 +90,14 @@ void exportMesh(const TriMesh& mesh, std::span<const std::uint8_t> crack, const 
         throw Error(where, "the crack flags (" + std::to_string(crack.size()) +
                                ") do not match the triangles (" + std::to_string(mesh.triangles.size()) +
                                ")");
+    if (!uvs.empty() && uvs.size() != mesh.triangles.size())
+        throw Error(where, "the texture coordinates (" + std::to_string(uvs.size()) +
+                               " triangles) do not match the triangles (" +
+                               std::to_string(mesh.triangles.size()) + ")");
+    for (const TriangleUvs& corners : uvs)
+        for (const Eigen::Vector2f& uv : corners)
+            if (!uv.allFinite())
+                throw Error(where, "a texture coordinate is not finite");
     for (const Triangle& t : mesh.triangles)
         for (Index v : t)
             if (v >= mesh.vertices.size())
@@ -94,7 +110,7 @@ void exportMesh(const TriMesh& mesh, std::span<const std::uint8_t> crack, const 
     scene->mMaterials = new aiMaterial*[2];
     scene->mMaterials[0] = namedMaterial("surface", aiColor3D(0.8f, 0.8f, 0.8f));
     scene->mMaterials[1] = namedMaterial("crack", aiColor3D(0.9f, 0.45f, 0.2f));
-    aiMesh* parts[2] = {part(mesh, crack, false, 0), part(mesh, crack, true, 1)};
+    aiMesh* parts[2] = {part(mesh, crack, uvs, false, 0), part(mesh, crack, uvs, true, 1)};
     scene->mNumMeshes = (parts[0] ? 1 : 0) + (parts[1] ? 1 : 0);
     scene->mMeshes = new aiMesh*[scene->mNumMeshes];
     unsigned m = 0;

@@ -10,6 +10,7 @@
 #include "shatter/mesh.h"
 #include "shatter/progress.h"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -121,11 +122,24 @@ enum class MeshFormat : std::uint8_t
     Obj,  ///< Wavefront OBJ with its .mtl beside it
 };
 
+/// Texture coordinates (u, v) of one triangle's three corners.
+using TriangleUvs = std::array<Eigen::Vector2f, 3>;
+
 /// Writes `mesh` (a fragment's closed surface, material frame, m) to `file` as one node at `pose`,
 /// with two primitives: the original surface (material "surface") and the triangles whose `crack` flag
-/// is set (material "crack"; `crack` empty: none). Flat per-face normals. Throws shatter::Error naming
-/// the file for an empty or malformed mesh, a `crack` of the wrong length, or a failed write.
+/// is set (material "crack"; `crack` empty: none). Flat per-face normals; texture coordinates from `uvs`
+/// (one entry per triangle; empty: none). Throws shatter::Error naming the file for an empty or
+/// malformed mesh, a `crack` or `uvs` of the wrong length, or a failed write.
 void exportMesh(const TriMesh& mesh, std::span<const std::uint8_t> crack, const Eigen::Isometry3d& pose,
-                const std::filesystem::path& file, MeshFormat format);
+                const std::filesystem::path& file, MeshFormat format, std::span<const TriangleUvs> uvs = {});
+
+/// Texture coordinates for exportMesh of `surface`, a surface of one of `asset`'s fragments (material
+/// frame) with its crack flags (empty: none). A face of the original surface takes the input mesh's
+/// coordinates, interpolated in the input triangle it lies in, when the asset was cooked from a file
+/// that has them (OBJ `vt`, PLY, glTF, ... as assimp reads them); crack faces, and all faces otherwise,
+/// a planar projection along the face's dominant axis in units of the asset's size. Throws
+/// shatter::Error for a `crack` of the wrong length or indices out of range.
+std::vector<TriangleUvs> fragmentUvs(const Asset& asset, const TriMesh& surface,
+                                     std::span<const std::uint8_t> crack);
 
 } // namespace shatter
