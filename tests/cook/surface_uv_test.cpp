@@ -69,7 +69,11 @@ std::filesystem::path writeBox(const std::string& name, bool withUvs, int n = 4)
                     {
                         obj << 'f';
                         for (int v : tri)
-                            obj << ' ' << v << (withUvs ? "/" + std::to_string(v) : std::string());
+                        {
+                            obj << ' ' << v;
+                            if (withUvs)
+                                obj << '/' << v;
+                        }
                         obj << '\n';
                     }
                 }
