@@ -101,6 +101,20 @@ std::optional<BinaryReader> open(const Asset& asset, const std::string& name, st
     return reader;
 }
 
+/// Whether the asset has the section with this version, reading only the version.
+bool hasSection(const Asset& asset, const std::string& name, std::uint32_t version)
+{
+    const AssetSection* section = asset.findSection(name);
+    if (!section)
+        return false;
+    const std::vector<std::byte> head = section->readFirst(sizeof(std::uint32_t));
+    std::uint32_t stored = 0;
+    if (head.size() < sizeof(stored))
+        return false;
+    std::memcpy(&stored, head.data(), sizeof(stored));
+    return stored == version;
+}
+
 void writeWarp(BinaryWriter& out, const MetricWarp& warp)
 {
     for (Eigen::Index i = 0; i < 9; ++i)
@@ -255,11 +269,12 @@ bool hasFracturePrecompute(const Asset& asset, const Material& material, const P
     const FractureMetric metric = resolvedMetric(asset, settings);
     // Present and of the current version (a stale one is recomputed and replaced).
     if (metric == FractureMetric::Interior &&
-        !open(asset, embeddingName(embeddingSettings(settings, material)), kEmbeddingVersion))
+        !hasSection(asset, embeddingName(embeddingSettings(settings, material)), kEmbeddingVersion))
         return false;
     if (settings.deformation.model != DeformationModel::Modal)
         return true;
-    return open(asset, modalName(material.poissonRatio, settings.deformation.modeCount), kModalVersion) &&
+    return hasSection(asset, modalName(material.poissonRatio, settings.deformation.modeCount),
+                      kModalVersion) &&
            loadBoundData(asset, material, settings, metric).has_value();
 }
 

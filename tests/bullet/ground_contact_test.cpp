@@ -33,8 +33,8 @@ Landing dropBallOnLightBricks(bool staticPriority, int bricks = 1)
     WorldSettings options;
     options.staticPrioritySolver = staticPriority;
     BulletWorld world(options);
-    // Top face at y = 0, wide enough that a brick the ball sends sliding (4 m/s in some runs) stays
-    // over it: what is measured is the ground's penetration, not the brick leaving its edge.
+    // Top face at y = 0, wide enough that a brick the ball sends sliding stays over it: the test is
+    // about penetrating the ground, not leaving its edge.
     world.addGroundBox(Vec3(10, 0.5, 10));
     std::shared_ptr<ObjectState> brick = freshState("brick.obj");
     const Real volume = computeMassProperties(brick->asset().surface, 1).mass;

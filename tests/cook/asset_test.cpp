@@ -413,6 +413,8 @@ TEST_F(AssetCache, LoadedSectionsAreReadBackFromTheFileAsLoaded)
     const Asset loaded = Asset::load(file);
     ASSERT_NE(loaded.findSection("modal"), nullptr);
     EXPECT_TRUE(loaded.findSection("modal")->bytes.empty()); // not held in memory
+    EXPECT_EQ(loaded.findSection("modal")->readFirst(4), std::vector<std::byte>(4, std::byte{7}));
+    EXPECT_EQ(loaded.findSection("modal")->readFirst(5000), modal); // all of it when shorter
 
     withSection.setSection("modal", std::vector<std::byte>(1000, std::byte{8}));
     withSection.save(file); // replaces the file by rename

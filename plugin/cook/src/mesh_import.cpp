@@ -12,6 +12,8 @@
 #include "mesh_import.h"
 #include "mesh_repair.h"
 
+#include "assimp_scene.h"
+
 #include "mesh_readers.h"
 
 #include <assimp/Importer.hpp>
@@ -137,44 +139,50 @@ std::size_t sniffStl(std::string_view bytes, const std::string& source, std::vec
     return std::size_t(expected);
 }
 
-void collect(const aiScene& scene, const aiNode& node, const aiMatrix4x4& parent, int depth, TriMesh& out,
-             const std::string& source)
+void forEachInstance(const aiScene& scene, const aiNode& node, const aiMatrix4x4& parent, int depth,
+                     const std::string& source,
+                     const std::function<void(const aiMesh&, const aiMatrix4x4&)>& visit)
 {
     if (depth > kMaxSceneDepth)
         fail(source, MeshProblem::ReadFailed, "the scene graph is nested too deeply");
     const aiMatrix4x4 transform = parent * node.mTransformation;
-    const bool mirrored = transform.Determinant() < 0; // a mirroring transform reverses winding
     for (unsigned i = 0; i < node.mNumMeshes; ++i)
     {
         if (node.mMeshes[i] >= scene.mNumMeshes)
             fail(source, MeshProblem::ReadFailed, "a scene node refers to a missing mesh");
-        const aiMesh& mesh = *scene.mMeshes[node.mMeshes[i]];
-        const Index base = Index(out.vertices.size());
-        const bool identity = transform.IsIdentity(); // also keeps a NaN from spreading to x, y and z
-        for (unsigned v = 0; v < mesh.mNumVertices; ++v)
-        {
-            const aiVector3D p = identity ? mesh.mVertices[v] : transform * mesh.mVertices[v];
-            out.vertices.emplace_back(p.x, p.y, p.z);
-        }
-        for (unsigned f = 0; f < mesh.mNumFaces; ++f)
-        {
-            const aiFace& face = mesh.mFaces[f];
-            if (face.mNumIndices != 3) // points and lines; polygons were triangulated
-                continue;
-            Triangle tri{};
-            for (int k = 0; k < 3; ++k)
-            {
-                if (face.mIndices[k] >= mesh.mNumVertices)
-                    fail(source, MeshProblem::ReadFailed, "a face refers to a missing vertex");
-                tri[k] = base + face.mIndices[k];
-            }
-            if (mirrored)
-                std::swap(tri[1], tri[2]);
-            out.triangles.push_back(tri);
-        }
+        visit(*scene.mMeshes[node.mMeshes[i]], transform);
     }
     for (unsigned c = 0; c < node.mNumChildren; ++c)
-        collect(scene, *node.mChildren[c], transform, depth + 1, out, source);
+        forEachInstance(scene, *node.mChildren[c], transform, depth + 1, source, visit);
+}
+
+// Appends one mesh instance's vertices and triangles.
+void collect(const aiMesh& mesh, const aiMatrix4x4& transform, TriMesh& out, const std::string& source)
+{
+    const bool mirrored = transform.Determinant() < 0; // a mirroring transform reverses winding
+    const Index base = Index(out.vertices.size());
+    const bool identity = transform.IsIdentity(); // also keeps a NaN from spreading to x, y and z
+    for (unsigned v = 0; v < mesh.mNumVertices; ++v)
+    {
+        const aiVector3D p = identity ? mesh.mVertices[v] : transform * mesh.mVertices[v];
+        out.vertices.emplace_back(p.x, p.y, p.z);
+    }
+    for (unsigned f = 0; f < mesh.mNumFaces; ++f)
+    {
+        const aiFace& face = mesh.mFaces[f];
+        if (face.mNumIndices != 3) // points and lines; polygons were triangulated
+            continue;
+        Triangle tri{};
+        for (int k = 0; k < 3; ++k)
+        {
+            if (face.mIndices[k] >= mesh.mNumVertices)
+                fail(source, MeshProblem::ReadFailed, "a face refers to a missing vertex");
+            tri[k] = base + face.mIndices[k];
+        }
+        if (mirrored)
+            std::swap(tri[1], tri[2]);
+        out.triangles.push_back(tri);
+    }
 }
 
 TriMesh readWithAssimp(const std::filesystem::path& file, std::string_view memory, const std::string& source)
@@ -190,8 +198,9 @@ TriMesh readWithAssimp(const std::filesystem::path& file, std::string_view memor
         fail(source, MeshProblem::ReadFailed,
              std::string("assimp cannot read it: ") + importer.GetErrorString());
     TriMesh mesh;
-    if (scene->mRootNode)
-        collect(*scene, *scene->mRootNode, aiMatrix4x4(), 0, mesh, source);
+    detail::forEachMeshInstance(*scene, source,
+                                [&](const aiMesh& m, const aiMatrix4x4& transform)
+                                { collect(m, transform, mesh, source); });
     return mesh;
 }
 
@@ -271,6 +280,13 @@ TriMesh importMesh(const std::filesystem::path& file, const ImportSettings& opti
     {
         throw MeshError(source, MeshProblem::ReadFailed, e.what());
     }
+}
+
+void detail::forEachMeshInstance(const aiScene& scene, const std::string& source,
+                                 const std::function<void(const aiMesh&, const aiMatrix4x4&)>& visit)
+{
+    if (scene.mRootNode)
+        forEachInstance(scene, *scene.mRootNode, aiMatrix4x4(), 0, source, visit);
 }
 
 } // namespace shatter

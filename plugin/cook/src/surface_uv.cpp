@@ -2,6 +2,7 @@
 // each original-surface face lies in; a planar projection on crack faces.
 #include "surface_uv.h"
 
+#include "assimp_scene.h"
 #include "binary_io.h"
 #include "shatter/cook.h"
 #include "shatter/error.h"
@@ -23,54 +24,39 @@ namespace
 
 constexpr const char* kSectionName = "cook/surface uv";
 constexpr std::uint32_t kSectionVersion = 1;
-constexpr int kMaxSceneDepth = 256; // as importMesh
-
-void collect(const aiScene& scene, const aiNode& node, const aiMatrix4x4& parent, int depth,
-             std::vector<TexturedTriangle>& out)
+// Appends the textured triangles of one mesh instance (none without texture coordinates); skips a
+// triangle with a missing or non-finite corner.
+void collect(const aiMesh& mesh, const aiMatrix4x4& transform, std::vector<TexturedTriangle>& out)
 {
-    if (depth > kMaxSceneDepth)
+    if (!mesh.HasTextureCoords(0))
         return;
-    const aiMatrix4x4 transform = parent * node.mTransformation;
     const bool identity = transform.IsIdentity();
-    for (unsigned i = 0; i < node.mNumMeshes; ++i)
+    for (unsigned f = 0; f < mesh.mNumFaces; ++f)
     {
-        if (node.mMeshes[i] >= scene.mNumMeshes)
+        const aiFace& face = mesh.mFaces[f];
+        if (face.mNumIndices != 3)
             continue;
-        const aiMesh& mesh = *scene.mMeshes[node.mMeshes[i]];
-        if (!mesh.HasTextureCoords(0))
-            continue;
-        for (unsigned f = 0; f < mesh.mNumFaces; ++f)
+        TexturedTriangle t{};
+        bool valid = true;
+        for (int k = 0; k < 3 && valid; ++k)
         {
-            const aiFace& face = mesh.mFaces[f];
-            if (face.mNumIndices != 3)
-                continue;
-            TexturedTriangle t{};
-            bool valid = true;
-            for (int k = 0; k < 3; ++k)
-            {
-                const unsigned v = face.mIndices[k];
-                if (v >= mesh.mNumVertices)
-                {
-                    valid = false;
-                    break;
-                }
-                const aiVector3D p = identity ? mesh.mVertices[v] : transform * mesh.mVertices[v];
-                const aiVector3D& uv = mesh.mTextureCoords[0][v];
-                const float values[5] = {float(p.x), float(p.y), float(p.z), float(uv.x), float(uv.y)};
-                for (float x : values)
-                    valid = valid && std::isfinite(x);
-                t.position[k][0] = float(p.x);
-                t.position[k][1] = float(p.y);
-                t.position[k][2] = float(p.z);
-                t.uv[k][0] = float(uv.x);
-                t.uv[k][1] = float(uv.y);
-            }
-            if (valid)
-                out.push_back(t);
+            const unsigned v = face.mIndices[k];
+            valid = v < mesh.mNumVertices;
+            if (!valid)
+                break;
+            const aiVector3D p = identity ? mesh.mVertices[v] : transform * mesh.mVertices[v];
+            const aiVector3D& uv = mesh.mTextureCoords[0][v];
+            const float values[5] = {float(p.x), float(p.y), float(p.z), float(uv.x), float(uv.y)};
+            for (int i = 0; i < 3; ++i)
+                t.position[k][i] = values[i];
+            t.uv[k][0] = values[3];
+            t.uv[k][1] = values[4];
+            for (float x : values)
+                valid = valid && std::isfinite(x);
         }
+        if (valid)
+            out.push_back(t);
     }
-    for (unsigned c = 0; c < node.mNumChildren; ++c)
-        collect(scene, *node.mChildren[c], transform, depth + 1, out);
 }
 
 Vec3 corner(const TexturedTriangle& t, int k)
@@ -119,8 +105,18 @@ std::vector<TexturedTriangle> readTexturedTriangles(const std::filesystem::path&
     const aiScene* scene =
         importer.ReadFile(meshFile.string(), aiProcess_Triangulate | aiProcess_SortByPType);
     std::vector<TexturedTriangle> out;
-    if (scene && scene->mRootNode)
-        collect(*scene, *scene->mRootNode, aiMatrix4x4(), 0, out);
+    if (!scene)
+        return out;
+    try
+    {
+        detail::forEachMeshInstance(*scene, meshFile.string(),
+                                    [&](const aiMesh& mesh, const aiMatrix4x4& transform)
+                                    { collect(mesh, transform, out); });
+    }
+    catch (const Error&) // a scene importMesh accepted; without coordinates rather than half of them
+    {
+        out.clear();
+    }
     return out;
 }
 

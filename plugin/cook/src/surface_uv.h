@@ -22,7 +22,8 @@ struct TexturedTriangle
 
 /// The textured triangles of a mesh file, as assimp reads it (polygons triangulated, scene nodes'
 /// transforms applied, as importMesh does); empty when the file has no texture coordinates or assimp
-/// cannot read them (the mesh itself was read by importMesh: its UVs are optional).
+/// cannot read them (its UVs are optional). Only for a file importMesh accepted: assimp's own loaders
+/// are not trusted with corrupt files (mesh_import.cpp).
 std::vector<TexturedTriangle> readTexturedTriangles(const std::filesystem::path& meshFile);
 
 /// Stores them as the asset's "cook/surface uv" section (nothing for none).

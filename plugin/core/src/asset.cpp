@@ -5,6 +5,8 @@
 #include "binary_io.h"
 #include "shatter/error.h"
 
+#include <algorithm>
+
 namespace shatter
 {
 
@@ -21,6 +23,13 @@ std::vector<std::byte> AssetSection::read() const
     if (quickHash64(stored) != fileChecksum)
         throw Error(file->path(), "section '" + name + "' changed since the file was loaded");
     return stored;
+}
+
+std::vector<std::byte> AssetSection::readFirst(std::uint64_t count) const
+{
+    if (!file)
+        return {bytes.begin(), bytes.begin() + std::ptrdiff_t(std::min<std::uint64_t>(count, bytes.size()))};
+    return file->read(fileOffset, std::min(count, fileSize));
 }
 
 const AssetSection* Asset::findSection(std::string_view sectionName) const

@@ -44,6 +44,9 @@ struct AssetSection
     /// The bytes, read back from the cache file when not held in memory. Throws shatter::Error naming
     /// the file when they cannot be read or are no longer what was loaded.
     std::vector<std::byte> read() const;
+    /// The first `count` bytes (all of them when fewer): a probe of the writer's header (its version),
+    /// not checked against the hash taken at load as read() is.
+    std::vector<std::byte> readFirst(std::uint64_t count) const;
 };
 
 /// The precomputed, immutable data of one fracturable object, in its material frame.

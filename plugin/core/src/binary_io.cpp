@@ -142,19 +142,8 @@ std::vector<std::byte> ReadOnlyFile::read(std::uint64_t offset, std::uint64_t co
 
 std::vector<std::byte> readFileBytes(const std::string& path)
 {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        throw Error(path, "no such file");
-    std::ifstream file(path, std::ios::binary);
-    if (!file)
-        throw Error(path, "cannot open the file for reading");
-    file.seekg(0, std::ios::end);
-    const std::streamoff size = file.tellg();
-    file.seekg(0, std::ios::beg);
-    std::vector<std::byte> bytes(std::size_t(std::max<std::streamoff>(size, 0)));
-    if (!bytes.empty() && !file.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
-        throw Error(path, "cannot read the file");
-    return bytes;
+    const ReadOnlyFile file(path);
+    return file.read(0, file.size());
 }
 
 void writeFileBytes(const std::string& path, std::span<const std::byte> bytes)
