@@ -80,6 +80,7 @@ int run(int argc, char** argv)
     double maxGrowth = 1.1, lowestAllowed = -0.05;
     bool glibcDefaults = false;
     std::uint64_t seed = 1;
+    int workers = -1;
     app.add_option("scene", sceneArgument, "Scene file or shipped scene (default: the soak scene)");
     app.add_option("--steps", steps, "Internal steps in all")->check(CLI::Range(1L, 100000000L));
     app.add_option("--baseline-step", baselineStep, "Step after which the memory baseline is taken")
@@ -89,6 +90,12 @@ int run(int argc, char** argv)
     app.add_option("--lowest", lowestAllowed, "Lowest allowed body height above the ground, m")
         ->check(CLI::Range(-100.0, 0.0));
     app.add_option("--seed", seed, "Fracture seed of the world (the run is reproducible with it)");
+    app.add_option("--workers", workers,
+                   "Fracture worker threads (0: jobs run inline, so the peak memory does not depend on "
+                   "timing); default: the scene's")
+        ->check(CLI::Range(-1, 256))
+        ->multi_option_policy(
+            CLI::MultiOptionPolicy::TakeLast); // scripts/soak.sh sets 0, a user may override
     app.add_option("--json", json, "Write the result as JSON");
     app.add_flag(
         "--glibc-defaults", glibcDefaults,
@@ -127,6 +134,7 @@ int run(int argc, char** argv)
     // round to round shows as growth. Object ids keep increasing, and with them the fracture seeds.
     RunSettings options;
     options.seed = seed;
+    options.workers = workers;
     options.historyLimit = int(roundSteps);
     SceneWorld world(scene, options);
     while (result.steps < steps)
