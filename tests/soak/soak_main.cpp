@@ -4,7 +4,7 @@
 // baseline step). So that the peak measures what the program holds rather than how glibc's allocator
 // lays it out, big blocks are mapped on their own (a fixed mmap threshold) and freed memory goes back to
 // the OS between rounds, as a game does at a level change (--glibc-defaults does neither; docs/fuzzing.md,
-// "Soak"). scripts/soak.sh runs it at full length; the test soak_smoke runs a short version.
+// "Soak"). scripts/soak.sh and the test soak run it at full length, the fracture jobs inline (--workers 0).
 //   shatter_soak [SCENE] [--steps N] [--baseline-step M] [--max-growth F] [--lowest Y] [--seed S] [--json
 //   FILE]
 #include "shatter/error.h"
