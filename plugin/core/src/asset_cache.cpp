@@ -15,8 +15,10 @@ namespace shatter
 namespace
 {
 
-constexpr char kMagic[8] = {'S', 'H', 'A', 'T', 'T', 'E', 'R', 'A'};
-constexpr std::size_t kHeaderSize = sizeof(kMagic) + 4 + 4 + 8 + 8;
+const FileKind kAssetFile = {{'S', 'H', 'A', 'T', 'T', 'E', 'R', 'A'},
+                             Asset::kFormatVersion,
+                             "asset file",
+                             "rebuild it with shatter_asset build"};
 // Relative slack for "a sphere contains its descendants": the radii were computed from the same points.
 constexpr Real kContainmentSlack = 1e-9;
 
@@ -186,16 +188,7 @@ Asset readPayload(BinaryReader& r, const std::shared_ptr<const ReadOnlyFile>& fi
 
 std::vector<std::byte> assetFileBytes(std::span<const std::byte> payload)
 {
-    BinaryWriter file;
-    for (char c : kMagic)
-        file.value(c);
-    file.value(Asset::kFormatVersion);
-    file.value(std::uint32_t(0));
-    file.value(std::uint64_t(payload.size()));
-    file.value(fnv1a64(payload));
-    std::vector<std::byte> bytes = file.bytes();
-    bytes.insert(bytes.end(), payload.begin(), payload.end());
-    return bytes;
+    return framedFileBytes(kAssetFile, payload);
 }
 
 void Asset::save(const std::filesystem::path& cacheFile) const
@@ -210,30 +203,9 @@ Asset Asset::load(const std::filesystem::path& cacheFile)
     const std::string source = cacheFile.string();
     const auto file = std::make_shared<const ReadOnlyFile>(source);
     std::vector<std::byte> bytes = file->read(0, file->size());
-    if (bytes.size() < kHeaderSize)
-        throw Error(source, "not a Shatter asset file (only " + std::to_string(bytes.size()) + " bytes)");
-    BinaryReader header(std::span<const std::byte>(bytes).first(kHeaderSize), source);
-    char magic[8];
-    for (char& c : magic)
-        c = header.value<char>();
-    if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
-        throw Error(source, "not a Shatter asset file (wrong magic bytes)");
-    const auto version = header.value<std::uint32_t>();
-    if (version != kFormatVersion)
-        throw Error(source, "asset file format version " + std::to_string(version) +
-                                ", this build reads version " + std::to_string(kFormatVersion) +
-                                "; rebuild it with shatter_asset build");
-    header.value<std::uint32_t>();
-    const auto payloadSize = header.value<std::uint64_t>();
-    const auto checksum = header.value<std::uint64_t>();
-    const std::span<const std::byte> payload = std::span<const std::byte>(bytes).subspan(kHeaderSize);
-    if (payload.size() != payloadSize)
-        throw Error(source, "asset file is truncated or padded: header says " + std::to_string(payloadSize) +
-                                " payload bytes, file has " + std::to_string(payload.size()));
-    if (fnv1a64(payload) != checksum)
-        throw Error(source, "asset file is corrupt (checksum mismatch)");
+    const std::span<const std::byte> payload = framedPayload(bytes, kAssetFile, source);
     BinaryReader reader(payload, source);
-    Asset asset = readPayload(reader, file, kHeaderSize);
+    Asset asset = readPayload(reader, file, kFramedHeaderSize);
     // The locator takes about as much memory as the file: not both at once (loading's peak).
     std::vector<std::byte>().swap(bytes);
     asset.tetMesh.buildConnectivity();

@@ -140,6 +140,48 @@ std::vector<std::byte> ReadOnlyFile::read(std::uint64_t offset, std::uint64_t co
     return bytes;
 }
 
+std::vector<std::byte> framedFileBytes(const FileKind& kind, std::span<const std::byte> payload)
+{
+    BinaryWriter file;
+    for (char c : kind.magic)
+        file.value(c);
+    file.value(kind.version);
+    file.value(std::uint32_t(0));
+    file.value(std::uint64_t(payload.size()));
+    file.value(fnv1a64(payload));
+    std::vector<std::byte> bytes = file.bytes();
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    return bytes;
+}
+
+std::span<const std::byte> framedPayload(std::span<const std::byte> bytes, const FileKind& kind,
+                                         const std::string& source)
+{
+    const std::string name = kind.name;
+    if (bytes.size() < kFramedHeaderSize)
+        throw Error(source, "not a Shatter " + name + " (only " + std::to_string(bytes.size()) + " bytes)");
+    BinaryReader header(bytes.first(kFramedHeaderSize), source);
+    std::array<char, 8> magic;
+    for (char& c : magic)
+        c = header.value<char>();
+    if (magic != kind.magic)
+        throw Error(source, "not a Shatter " + name + " (wrong magic bytes)");
+    const auto version = header.value<std::uint32_t>();
+    if (version != kind.version)
+        throw Error(source, name + " format version " + std::to_string(version) + ", this build reads version " +
+                                std::to_string(kind.version) + "; " + kind.otherVersionAdvice);
+    header.value<std::uint32_t>();
+    const auto payloadSize = header.value<std::uint64_t>();
+    const auto checksum = header.value<std::uint64_t>();
+    const std::span<const std::byte> payload = bytes.subspan(kFramedHeaderSize);
+    if (payload.size() != payloadSize)
+        throw Error(source, name + " is truncated or padded: header says " + std::to_string(payloadSize) +
+                                " payload bytes, file has " + std::to_string(payload.size()));
+    if (fnv1a64(payload) != checksum)
+        throw Error(source, name + " is corrupt (checksum mismatch)");
+    return payload;
+}
+
 std::vector<std::byte> readFileBytes(const std::string& path)
 {
     const ReadOnlyFile file(path);

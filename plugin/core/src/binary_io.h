@@ -5,6 +5,7 @@
 #include "shatter/error.h"
 #include "shatter/math.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -134,6 +135,26 @@ private:
     int m_descriptor = -1;
     std::uint64_t m_size = 0;
 };
+
+/// What identifies a kind of framed file (framedFileBytes): its magic bytes, format version, and for
+/// messages its name ("asset file") and how to replace one of another version.
+struct FileKind
+{
+    std::array<char, 8> magic;
+    std::uint32_t version;
+    const char* name;
+    const char* otherVersionAdvice;
+};
+
+/// A framed file: a header (magic, version, 4 reserved bytes, payload size, FNV-1a checksum of the
+/// payload) followed by the payload.
+std::vector<std::byte> framedFileBytes(const FileKind& kind, std::span<const std::byte> payload);
+/// The payload of a framed file of `kind`, after checking its magic, version, size and checksum; throws
+/// shatter::Error naming `source` and the problem.
+std::span<const std::byte> framedPayload(std::span<const std::byte> bytes, const FileKind& kind,
+                                         const std::string& source);
+/// The size of the header framedFileBytes writes.
+inline constexpr std::size_t kFramedHeaderSize = 8 + 4 + 4 + 8 + 8;
 
 /// Reads a whole file; throws shatter::Error naming the file when it cannot be read.
 std::vector<std::byte> readFileBytes(const std::string& path);
