@@ -168,8 +168,9 @@ std::span<const std::byte> framedPayload(std::span<const std::byte> bytes, const
         throw Error(source, "not a Shatter " + name + " (wrong magic bytes)");
     const auto version = header.value<std::uint32_t>();
     if (version != kind.version)
-        throw Error(source, name + " format version " + std::to_string(version) + ", this build reads version " +
-                                std::to_string(kind.version) + "; " + kind.otherVersionAdvice);
+        throw Error(source, name + " format version " + std::to_string(version) +
+                                ", this build reads version " + std::to_string(kind.version) + "; " +
+                                kind.otherVersionAdvice);
     header.value<std::uint32_t>();
     const auto payloadSize = header.value<std::uint64_t>();
     const auto checksum = header.value<std::uint64_t>();

@@ -36,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -268,6 +269,13 @@ struct DebugDrawSettings
     Real normalLength = 0.02;
 };
 
+/// The asset an object of a save was made from, by its name (assetInfo(asset).name); null if there is
+/// none. FractureSystem::restore checks that it is the very asset the save was made with.
+using AssetLookup = std::function<std::shared_ptr<const Asset>(const std::string& name)>;
+
+/// Version of the save format (FractureSystem::save) this build reads and writes.
+inline constexpr std::uint32_t kSaveFormatVersion = 1;
+
 /// See the file comment. Neither copyable nor movable: the world's callback points to it.
 class FractureSystem
 {
@@ -316,6 +324,25 @@ public:
     std::optional<FractureEvent> breakWithImpulses(ObjectId object, FragmentId fragment,
                                                    std::span<const Eigen::Vector3d> points,
                                                    std::span<const Eigen::Vector3d> impulses, Real timeStep);
+
+    /// The state of every object as bytes: its asset's name and content key, material and settings, the
+    /// fracture events that made its fragments, its bodies' poses, velocities and sleep state, its
+    /// pending job, and the system's step count and schedule; a header with the format version, size
+    /// and checksum, as in the asset cache. Between steps, on the simulation thread. The user pointer
+    /// of bodies is not saved (a pointer means nothing in another process); user indices are.
+    std::vector<std::byte> save() const;
+    /// save() written to `file` atomically; throws shatter::Error naming it when it cannot be written.
+    void save(const std::filesystem::path& file) const;
+    /// Puts a save back into this system, which must hold no objects: each object from the asset that
+    /// `assets` returns for its name, its fragments rebuilt by replaying its fracture events (the
+    /// distance field, grid and sphere trees come out exactly as they were), its bodies added to the
+    /// world in the order they had there, and its pending job submitted again. Throws shatter::Error
+    /// naming `source` for a truncated, corrupt, wrong-version or inconsistent save, a missing or
+    /// different asset, or a system that is not empty; the system then holds no objects.
+    void restore(std::span<const std::byte> bytes, const AssetLookup& assets,
+                 const std::string& source = "save");
+    /// restore() of a file written by save(file).
+    void restore(const std::filesystem::path& file, const AssetLookup& assets);
 
     /// The post-tick work; called by the installed callback or by the program. Never throws.
     void onInternalTick(btScalar timeStep) noexcept;
