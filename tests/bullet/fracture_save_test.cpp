@@ -6,6 +6,7 @@
 //  - a truncated, corrupt, wrong-version or inconsistent save, a missing or different asset and a
 //    system that already holds objects are errors naming the source, and leave the system empty.
 #include "bullet_world.h"
+#include "fracture_fixtures.h"
 #include "test_env.h"
 
 #include "binary_io.h"
@@ -88,22 +89,6 @@ struct EmptyWorld
     }
 };
 
-void expectSameState(const ObjectState& a, const ObjectState& b)
-{
-    ASSERT_EQ(a.fragmentCount(), b.fragmentCount());
-    ASSERT_EQ(a.field().recordCount(), b.field().recordCount());
-    const auto na = a.field().nodeSamples(), nb = b.field().nodeSamples();
-    ASSERT_EQ(na.size(), nb.size());
-    EXPECT_EQ(std::memcmp(na.data(), nb.data(), na.size_bytes()), 0);
-    for (Index r = 0; r < a.field().recordCount(); ++r)
-        EXPECT_EQ(std::memcmp(&a.field().record(r), &b.field().record(r), sizeof(FieldRecord)), 0) << r;
-    ASSERT_EQ(a.sphereForest().nodeCount(), b.sphereForest().nodeCount());
-    for (Index p = 0; p < a.sphereForest().pointCount(); ++p)
-        EXPECT_EQ(a.sphereForest().pointFragment(p), b.sphereForest().pointFragment(p));
-    for (FragmentId f = 0; f < a.fragmentCount(); ++f)
-        EXPECT_EQ(a.alive(f), b.alive(f)) << f;
-}
-
 void expectSameBodies(const FractureSystem& a, const FractureSystem& b, ObjectId object)
 {
     const std::vector<btRigidBody*> ba = a.bodies(object), bb = b.bodies(object);
@@ -141,7 +126,7 @@ TEST(FractureSave, ABrokenPlateRestoresIntoAFreshWorldWithItsPendingJob)
     ASSERT_EQ(restored.system.objects().size(), 1u);
     EXPECT_EQ(restored.system.objects()[0], run.plate);
     EXPECT_EQ(restored.system.totalEvents(), run.system.totalEvents());
-    expectSameState(run.system.state(run.plate), restored.system.state(run.plate));
+    expectSameObjectState(run.system.state(run.plate), restored.system.state(run.plate));
     expectSameBodies(run.system, restored.system, run.plate);
     EXPECT_EQ(restored.world.world().getNumCollisionObjects(), run.world.world().getNumCollisionObjects());
 }
@@ -180,7 +165,7 @@ TEST(FractureSave, ARestoredPendingJobBreaksAsItWouldHave)
             broke = broke || e.impactStep == savedStep;
     }
     ASSERT_TRUE(broke) << "the restored job did not break";
-    expectSameState(*after, restored.system.state(run.plate));
+    expectSameObjectState(*after, restored.system.state(run.plate));
 }
 
 TEST(FractureSave, TheFileFormRoundTrips)
@@ -191,7 +176,7 @@ TEST(FractureSave, TheFileFormRoundTrips)
     run.system.save(file);
     EmptyWorld restored;
     restored.system.restore(file, lookupOf(run.asset));
-    expectSameState(run.system.state(run.plate), restored.system.state(run.plate));
+    expectSameObjectState(run.system.state(run.plate), restored.system.state(run.plate));
     expectSameBodies(run.system, restored.system, run.plate);
     EXPECT_EQ(restored.system.save(), run.system.save()) << "a restored system saves the same bytes";
     std::filesystem::remove(file);

@@ -1,7 +1,8 @@
 // A game's side of Shatter: links the runtime only (Shatter::Bullet, Fracture, Core), loads a cache
 // cooked offline, and runs the user guide's examples, extracted verbatim: collision only (a plate comes
 // to rest on the ground), FractureSystem (a glass plate dropped from 2 m breaks), its break events
-// (the plate's owner hears of every break) and a debris budget (crumbs are removed, counted).
+// (the plate's owner hears of every break), a debris budget (crumbs are removed, counted) and a
+// checkpoint of the broken plate restored into a fresh world.
 // Usage: shatter_runtime_example cache.shatter
 #include "guide_anchors.inc"
 #include "guide_break_events.inc"
@@ -9,6 +10,7 @@
 #include "guide_debris.inc"
 #include "guide_debug_draw.inc"
 #include "guide_fracture.inc"
+#include "guide_save_restore.inc"
 
 #include <shatter/error.h>
 
@@ -60,6 +62,25 @@ int main(int argc, char** argv)
         }
         breakPlate(argv[1], [](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId)
                    { drawFracture(fracture); }); // no drawer installed: draws nothing, must not fail
+        // A checkpoint of the broken plate, restored into a fresh world in place of a new plate.
+        std::vector<std::byte> saved;
+        breakPlate(argv[1], {},
+                   [&](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId)
+                   { saved = checkpoint(fracture); });
+        const std::shared_ptr<const shatter::Asset> asset = shatter::loadAsset(argv[1]);
+        const std::size_t resumed = breakPlate(
+            argv[1],
+            [&](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId)
+            {
+                fracture.clear(); // the new plate goes: the saved pieces take its place (same object id)
+                resume(fracture, saved, asset);
+            });
+        std::printf("save and restore: %zu bytes, %zu bodies after resuming\n", saved.size(), resumed);
+        if (saved.empty() || resumed < pieces)
+        {
+            std::printf("FAILED: the restored plate lost pieces\n");
+            return 1;
+        }
         const shatter::fracture::ObjectSettings wall = anchoredWall();
         if (wall.dynamic || wall.anchorBoxes.size() != 1)
         {

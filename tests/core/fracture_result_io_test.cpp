@@ -8,7 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <random>
 
 namespace shatter::test
@@ -36,27 +35,6 @@ FractureResult readBack(std::span<const std::byte> bytes)
     return readFractureResult(r);
 }
 
-// Everything apply() changes, bit for bit.
-void expectSameState(const ObjectState& a, const ObjectState& b)
-{
-    ASSERT_EQ(a.fragmentCount(), b.fragmentCount());
-    ASSERT_EQ(a.field().recordCount(), b.field().recordCount());
-    const auto na = a.field().nodeSamples(), nb = b.field().nodeSamples();
-    ASSERT_EQ(na.size(), nb.size());
-    EXPECT_EQ(std::memcmp(na.data(), nb.data(), na.size_bytes()), 0);
-    for (Index r = 0; r < a.field().recordCount(); ++r)
-        EXPECT_EQ(std::memcmp(&a.field().record(r), &b.field().record(r), sizeof(FieldRecord)), 0) << r;
-    ASSERT_EQ(a.sphereForest().nodeCount(), b.sphereForest().nodeCount());
-    for (Index p = 0; p < a.sphereForest().pointCount(); ++p)
-        EXPECT_EQ(a.sphereForest().pointFragment(p), b.sphereForest().pointFragment(p));
-    for (FragmentId f = 0; f < a.fragmentCount(); ++f)
-    {
-        EXPECT_EQ(a.alive(f), b.alive(f));
-        EXPECT_EQ(a.fragment(f).bounds.min, b.fragment(f).bounds.min);
-        EXPECT_EQ(a.fragment(f).bounds.max, b.fragment(f).bounds.max);
-    }
-}
-
 TEST(FractureResultIo, ReplayedHistoryRebuildsTheSameState)
 {
     const std::shared_ptr<const Asset> asset = smallBox();
@@ -74,7 +52,7 @@ TEST(FractureResultIo, ReplayedHistoryRebuildsTheSameState)
 
     for (const auto& bytes : history)
         replayed.apply(readBack(bytes));
-    expectSameState(original, replayed);
+    expectSameObjectState(original, replayed);
     const FractureResult back = readBack(history[0]);
     ASSERT_EQ(back.meshes.size(), first.meshes.size());
     for (std::size_t i = 0; i < back.meshes.size(); ++i)

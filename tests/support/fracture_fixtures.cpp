@@ -3,10 +3,14 @@
 #include "fracture_fixtures.h"
 
 #include "fracture_fixtures_state.h"
+#include "object_state.h"
 #include "shatter/error.h"
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace shatter::test
@@ -115,6 +119,26 @@ std::optional<FractureResult> AnalyticFracture::splitVoronoi(FragmentId parent, 
             return std::nullopt;
     }
     return splitFragment(*state, parent, labels);
+}
+
+void expectSameObjectState(const ObjectState& a, const ObjectState& b)
+{
+    ASSERT_EQ(a.fragmentCount(), b.fragmentCount());
+    for (FragmentId f = 0; f < a.fragmentCount(); ++f)
+    {
+        EXPECT_EQ(a.alive(f), b.alive(f)) << f;
+        EXPECT_EQ(a.fragment(f).bounds.min, b.fragment(f).bounds.min) << f;
+        EXPECT_EQ(a.fragment(f).bounds.max, b.fragment(f).bounds.max) << f;
+    }
+    ASSERT_EQ(a.field().recordCount(), b.field().recordCount());
+    const auto na = a.field().nodeSamples(), nb = b.field().nodeSamples();
+    ASSERT_EQ(na.size(), nb.size());
+    EXPECT_EQ(std::memcmp(na.data(), nb.data(), na.size_bytes()), 0);
+    for (Index r = 0; r < a.field().recordCount(); ++r)
+        EXPECT_EQ(std::memcmp(&a.field().record(r), &b.field().record(r), sizeof(FieldRecord)), 0) << r;
+    ASSERT_EQ(a.sphereForest().nodeCount(), b.sphereForest().nodeCount());
+    for (Index p = 0; p < a.sphereForest().pointCount(); ++p)
+        EXPECT_EQ(a.sphereForest().pointFragment(p), b.sphereForest().pointFragment(p));
 }
 
 } // namespace shatter::test

@@ -145,6 +145,10 @@ std::shared_ptr<const Asset> buildTestAsset(TriMesh mesh, const std::string& nam
 /// Imports assets/meshes/<file> and builds it; throws (so the test fails) if the file is missing.
 std::shared_ptr<const Asset> loadTestAsset(const std::string& file, Real maxEdgeFactor = 2.0);
 
+/// Expects two states to hold the same fragments, field (node samples and records) and sphere forest,
+/// bit for bit: what replaying the same events must give (gtest failures otherwise).
+void expectSameObjectState(const ObjectState& a, const ObjectState& b);
+
 /// A uniformly random plane through a random point of `box`'s middle half.
 Plane randomPlane(const Aabb& box, std::mt19937_64& rng);
 /// `k` random sites at positions of random nodes of fragment f (jittered by 5 % of the mean edge).
