@@ -31,6 +31,7 @@ struct SavedBody
     std::uint32_t broadphaseOrder = 0; // rank of its broadphase proxy's id among the system's bodies
     std::uint8_t dynamic = 1;
     std::uint8_t frozen = 0;
+    std::uint8_t reserved[2]{}; // no padding: every byte of a save is defined
     std::int32_t activationState = ACTIVE_TAG;
     std::int32_t collisionFlags = 0;
     std::int32_t group = 0, mask = 0;
@@ -45,15 +46,16 @@ struct SavedBody
     double asleepFor = 0;
 };
 static_assert(std::is_trivially_copyable_v<SavedBody>);
+static_assert(sizeof(SavedBody) == 40 + 48 * sizeof(btScalar) + 16, "SavedBody has no padding");
 
 struct HeldImpulse
 {
-    FragmentId fragment;
+    std::uint64_t fragment; // 64-bit: no padding
     Real impulse;
 };
 struct ReadyStep
 {
-    FragmentId fragment;
+    std::uint64_t fragment;
     std::uint64_t step;
 };
 
@@ -361,10 +363,10 @@ void FractureSystem::restore(std::span<const std::byte> bytes, const AssetLookup
             {
                 if (!(h.impulse >= 0 && std::isfinite(h.impulse)))
                     r.fail("object " + std::to_string(id) + " holds a negative or non-finite impulse");
-                o.heldImpulse[h.fragment] = h.impulse;
+                o.heldImpulse[FragmentId(h.fragment)] = h.impulse;
             }
             for (const ReadyStep& ready : r.array<ReadyStep>())
-                o.readyAt[ready.fragment] = ready.step;
+                o.readyAt[FragmentId(ready.fragment)] = ready.step;
             o.state = std::make_shared<ObjectState>(std::move(asset), s.objectState);
             if (o.options.fracturable) // as addObject: the unbroken object's bound data first
                 s.pipeline->prepare(*o.state, o.material);

@@ -50,7 +50,15 @@ void writeFractureResult(BinaryWriter& w, const FractureResult& result)
     w.array(result.fragments);
     w.array(result.nodes);
     w.array(result.nodeFragments);
-    w.array(result.cutTets);
+    // Field by field: the struct has padding, whose bytes would make two saves of one state differ.
+    w.value<std::uint64_t>(result.cutTets.size());
+    for (const CutTetRecord& record : result.cutTets)
+    {
+        w.value(record.tet);
+        w.value(record.count);
+        w.value(record.fragments);
+        w.value(record.values);
+    }
     w.array(result.cutEdges);
     w.value<std::uint64_t>(result.meshes.size());
     for (const auto& mesh : result.meshes)
@@ -70,7 +78,19 @@ FractureResult readFractureResult(BinaryReader& r)
     if (result.nodes.size() != result.nodeFragments.size())
         r.fail("a fracture event lists " + std::to_string(result.nodes.size()) + " nodes and " +
                std::to_string(result.nodeFragments.size()) + " node fragments");
-    result.cutTets = r.array<CutTetRecord>();
+    constexpr std::size_t kRecordBytes = sizeof(Index) + 1 + sizeof(CutTetRecord::fragments) +
+                                         sizeof(CutTetRecord::values);
+    const auto records = r.value<std::uint64_t>();
+    if (records > r.remaining() / kRecordBytes)
+        r.fail("a fracture event lists " + std::to_string(records) + " cut tets, more than the bytes hold");
+    result.cutTets.resize(records);
+    for (CutTetRecord& record : result.cutTets)
+    {
+        record.tet = r.value<Index>();
+        record.count = r.value<std::uint8_t>();
+        record.fragments = r.value<std::array<FragmentId, 4>>();
+        record.values = r.value<std::array<std::array<Real, 4>, 4>>();
+    }
     result.cutEdges = r.array<CutEdge>();
     for (const CutTetRecord& record : result.cutTets)
         for (const auto& row : record.values)

@@ -333,8 +333,9 @@ public:
     std::vector<std::byte> save() const;
     /// save() written to `file` atomically; throws shatter::Error naming it when it cannot be written.
     void save(const std::filesystem::path& file) const;
-    /// Puts a save back into this system, which must hold no objects: each object from the asset that
-    /// `assets` returns for its name, its fragments rebuilt by replaying its fracture events (the
+    /// Puts a save back into this system, which must hold no objects (and should have the saving system's
+    /// settings: the seed, latency and deformation model decide what later impacts do): each object from the
+    /// asset that `assets` returns for its name, its fragments rebuilt by replaying its fracture events (the
     /// distance field, grid and sphere trees come out exactly as they were), its bodies added to the
     /// world in the order they had there, and its pending job submitted again. Throws shatter::Error
     /// naming `source` for a truncated, corrupt, wrong-version or inconsistent save, a missing or
