@@ -261,8 +261,9 @@ std::vector<std::byte> FractureSystem::save() const
         for (const auto& [fragment, b] : o.bodies)
         {
             SavedBody saved = saveBody(fragment, b);
+            const btRigidBody* self = b.body.get(); // (a lambda may not capture a structured binding)
             const auto rank = std::find_if(proxies.begin(), proxies.end(),
-                                           [&](const auto& p) { return p.second == b.body.get(); });
+                                           [self](const auto& p) { return p.second == self; });
             saved.broadphaseOrder = std::uint32_t(rank - proxies.begin());
             bodies.push_back(saved);
         }
