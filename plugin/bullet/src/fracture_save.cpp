@@ -122,16 +122,43 @@ SavedBody saveBody(FragmentId fragment, const FragmentBody& b)
     return s;
 }
 
+// The inverse of saveBody, on a body made for the same fragment (the same bits, not a recomputed pose).
+void restoreBody(const SavedBody& s, FragmentBody& b)
+{
+    btRigidBody& body = *b.body;
+    body.setWorldTransform(get(s.transform));
+    body.setInterpolationWorldTransform(get(s.interpolationTransform));
+    body.setLinearVelocity(vector(s.velocity));
+    body.setAngularVelocity(vector(s.velocity + 3));
+    body.setInterpolationLinearVelocity(vector(s.velocity + 6));
+    body.setInterpolationAngularVelocity(vector(s.velocity + 9));
+    body.setCollisionFlags(s.collisionFlags);
+    body.forceActivationState(s.activationState);
+    body.setDeactivationTime(s.deactivationTime);
+    body.setHitFraction(s.hitFraction);
+    body.setFriction(s.friction);
+    body.setRestitution(s.restitution);
+    body.setRollingFriction(s.rollingFriction);
+    body.setSpinningFriction(s.spinningFriction);
+    body.setDamping(s.linearDamping, s.angularDamping);
+    body.setSleepingThresholds(s.linearSleep, s.angularSleep);
+    body.setCcdMotionThreshold(s.ccdThreshold);
+    body.setCcdSweptSphereRadius(s.ccdRadius);
+    body.setUserIndex(s.userIndex);
+    body.setUserIndex2(s.userIndex2);
+    body.setUserIndex3(s.userIndex3);
+    b.bornStep = s.bornStep;
+    b.asleepFor = s.asleepFor;
+    b.frozen = s.frozen != 0;
+}
+
 // Everything a restore reads of a body, checked: finite numbers in their ranges, a rotation.
 void checkBody(const BinaryReader& r, const SavedBody& s, ObjectId object)
 {
     const std::string which = "object " + std::to_string(object) + " fragment " + std::to_string(s.fragment);
-    const btScalar* numbers[] = {s.transform, s.interpolationTransform, s.velocity};
-    const int counts[] = {12, 12, 12};
-    for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < counts[k]; ++i)
-            if (!std::isfinite(double(numbers[k][i])))
-                r.fail(which + ": a body's transform or velocity is not finite");
+    for (const btScalar* values : {s.transform, s.interpolationTransform, s.velocity})
+        if (!std::all_of(values, values + 12, [](btScalar v) { return std::isfinite(double(v)); }))
+            r.fail(which + ": a body's transform or velocity is not finite");
     for (const btScalar* t : {s.transform, s.interpolationTransform})
     {
         const Eigen::Matrix3d m = toEigen(get(t)).linear();
@@ -218,6 +245,35 @@ ObjectSettings readSettings(BinaryReader& r)
     return o; // anchoredNodes validates the anchors against the asset
 }
 
+// Object `id`'s pending job as save() wrote it (its inputs only), checked against the fragments that
+// have a body and the saved step.
+std::shared_ptr<FractureJob> readJob(BinaryReader& r, ObjectId id, const std::set<FragmentId>& withBody,
+                                     std::uint64_t stepIndex)
+{
+    auto job = std::make_shared<FractureJob>();
+    job->object = id;
+    job->fragment = r.value<FragmentId>();
+    job->seed = r.value<std::uint64_t>();
+    job->submitStep = r.value<std::uint64_t>();
+    job->dueStep = r.value<std::uint64_t>();
+    job->impulse = r.value<Real>();
+    const std::vector<Vec3> points = r.vec3s(), forces = r.vec3s();
+    if (points.size() != forces.size())
+        r.fail("a pending job's impact points and forces differ in number");
+    for (std::size_t k = 0; k < points.size(); ++k)
+    {
+        if (!points[k].allFinite() || !forces[k].allFinite())
+            r.fail("a pending job's impact is not finite");
+        job->forces.push_back({points[k], forces[k]});
+    }
+    if (!withBody.contains(job->fragment))
+        r.fail("object " + std::to_string(id) + " has a pending job for fragment " +
+               std::to_string(job->fragment) + ", which has no body");
+    if (job->submitStep > stepIndex || job->dueStep < stepIndex || !(job->impulse >= 0))
+        r.fail("a pending job's steps or impulse are out of range");
+    return job;
+}
+
 } // namespace
 
 std::vector<std::byte> FractureSystem::save() const
@@ -230,12 +286,13 @@ std::vector<std::byte> FractureSystem::save() const
     w.value(s.preparedUntil);
     w.value(s.nextId);
     w.value<std::uint64_t>(s.total);
-    // The order of the bodies' broadphase proxies (Bullet's pair order follows it), as ranks.
-    std::vector<std::pair<int, const btRigidBody*>> proxies;
+    // The order of the bodies' broadphase proxies (Bullet's pair order follows it), as ranks among the
+    // system's bodies: proxy ids are unique, so a body's rank is its id's place in the sorted list.
+    std::vector<int> proxyIds;
     for (const auto& [id, o] : s.objects)
         for (const auto& [fragment, b] : o.bodies)
-            proxies.emplace_back(b.body->getBroadphaseHandle()->m_uniqueId, b.body.get());
-    std::sort(proxies.begin(), proxies.end());
+            proxyIds.push_back(b.body->getBroadphaseHandle()->m_uniqueId);
+    std::sort(proxyIds.begin(), proxyIds.end());
     w.value<std::uint64_t>(s.objects.size());
     for (const auto& [id, o] : s.objects)
     {
@@ -261,10 +318,9 @@ std::vector<std::byte> FractureSystem::save() const
         for (const auto& [fragment, b] : o.bodies)
         {
             SavedBody saved = saveBody(fragment, b);
-            const btRigidBody* self = b.body.get(); // (a lambda may not capture a structured binding)
-            const auto rank = std::find_if(proxies.begin(), proxies.end(),
-                                           [self](const auto& p) { return p.second == self; });
-            saved.broadphaseOrder = std::uint32_t(rank - proxies.begin());
+            const int proxyId = b.body->getBroadphaseHandle()->m_uniqueId;
+            saved.broadphaseOrder =
+                std::uint32_t(std::lower_bound(proxyIds.begin(), proxyIds.end(), proxyId) - proxyIds.begin());
             bodies.push_back(saved);
         }
         w.array(bodies);
@@ -395,63 +451,15 @@ void FractureSystem::restore(std::span<const std::byte> bytes, const AssetLookup
                            std::to_string(saved.fragment) + ", which is not a live fragment without one");
                 if (!orders.insert(saved.broadphaseOrder).second)
                     r.fail("two bodies share a broadphase rank");
-                // Placed anywhere, then given the saved pose: the same bits, not a recomputed product.
                 FragmentBody b =
                     makeFragmentBody(s.shapes, o.state, saved.fragment, Eigen::Isometry3d::Identity(),
                                      o.material.density, saved.dynamic != 0);
-                btRigidBody& body = *b.body;
-                body.setWorldTransform(get(saved.transform));
-                body.setInterpolationWorldTransform(get(saved.interpolationTransform));
-                body.setLinearVelocity(vector(saved.velocity));
-                body.setAngularVelocity(vector(saved.velocity + 3));
-                body.setInterpolationLinearVelocity(vector(saved.velocity + 6));
-                body.setInterpolationAngularVelocity(vector(saved.velocity + 9));
-                body.setCollisionFlags(saved.collisionFlags);
-                body.forceActivationState(saved.activationState);
-                body.setDeactivationTime(saved.deactivationTime);
-                body.setHitFraction(saved.hitFraction);
-                body.setFriction(saved.friction);
-                body.setRestitution(saved.restitution);
-                body.setRollingFriction(saved.rollingFriction);
-                body.setSpinningFriction(saved.spinningFriction);
-                body.setDamping(saved.linearDamping, saved.angularDamping);
-                body.setSleepingThresholds(saved.linearSleep, saved.angularSleep);
-                body.setCcdMotionThreshold(saved.ccdThreshold);
-                body.setCcdSweptSphereRadius(saved.ccdRadius);
-                body.setUserIndex(saved.userIndex);
-                body.setUserIndex2(saved.userIndex2);
-                body.setUserIndex3(saved.userIndex3);
-                b.bornStep = saved.bornStep;
-                b.asleepFor = saved.asleepFor;
-                b.frozen = saved.frozen != 0;
+                restoreBody(saved, b);
                 placed.push_back(
                     {saved.broadphaseOrder, {id, saved.fragment}, std::move(b), saved.group, saved.mask});
             }
             if (r.value<std::uint8_t>() != 0)
-            {
-                auto job = std::make_shared<FractureJob>();
-                job->object = id;
-                job->fragment = r.value<FragmentId>();
-                job->seed = r.value<std::uint64_t>();
-                job->submitStep = r.value<std::uint64_t>();
-                job->dueStep = r.value<std::uint64_t>();
-                job->impulse = r.value<Real>();
-                const std::vector<Vec3> points = r.vec3s(), forces = r.vec3s();
-                if (points.size() != forces.size())
-                    r.fail("a pending job's impact points and forces differ in number");
-                for (std::size_t k = 0; k < points.size(); ++k)
-                {
-                    if (!points[k].allFinite() || !forces[k].allFinite())
-                        r.fail("a pending job's impact is not finite");
-                    job->forces.push_back({points[k], forces[k]});
-                }
-                if (!withBody.contains(job->fragment))
-                    r.fail("object " + std::to_string(id) + " has a pending job for fragment " +
-                           std::to_string(job->fragment) + ", which has no body");
-                if (job->submitStep > stepIndex || job->dueStep < stepIndex || !(job->impulse >= 0))
-                    r.fail("a pending job's steps or impulse are out of range");
-                jobs.emplace(id, std::move(job));
-            }
+                jobs.emplace(id, readJob(r, id, withBody, stepIndex));
             s.objects.emplace(id, std::move(o));
             s.ids.push_back(id);
         }
