@@ -190,6 +190,15 @@ void SceneWorld::Impl::teardown()
     configuration.reset();
 }
 
+void SceneWorld::Impl::removeContents()
+{
+    system->clear();
+    for (Ball& b : balls)
+        removeBall(b);
+    balls.clear();
+    placed.clear();
+}
+
 int SceneWorld::Impl::removeNonFiniteBalls()
 {
     const std::size_t before = balls.size();
@@ -296,11 +305,7 @@ void SceneWorld::reset()
 void SceneWorld::respawn()
 {
     Impl& s = *impl;
-    s.system->clear();
-    for (Impl::Ball& b : s.balls)
-        s.removeBall(b);
-    s.balls.clear();
-    s.placed.clear();
+    s.removeContents();
     for (const SceneObject& o : s.scene.objects)
         s.addObject(o);
     s.nextEvent = 0;

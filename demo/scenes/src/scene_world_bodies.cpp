@@ -53,9 +53,18 @@ void SceneWorld::Impl::addGround()
     world->addRigidBody(ground.get());
 }
 
-fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
+std::shared_ptr<const Asset> SceneWorld::Impl::objectAsset(const SceneObject& o) const
 {
     const std::filesystem::path mesh = resolveMesh(o.asset, scene.file);
+    return o.fracturable
+               ? fracturableSceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), o.material,
+                                       system->settings(), options.assetProgress, options.assetWarning)
+               : sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress,
+                            options.assetWarning);
+}
+
+fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
+{
     fracture::ObjectSettings oo;
     oo.dynamic = o.dynamic;
     oo.fracturable = o.fracturable;
@@ -67,13 +76,7 @@ fracture::ObjectId SceneWorld::Impl::addObject(const SceneObject& o)
     try
     {
         // The fracture precomputation checks the material too: its errors name the object as well.
-        std::shared_ptr<const Asset> asset =
-            o.fracturable
-                ? fracturableSceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), o.material,
-                                        system->settings(), options.assetProgress, options.assetWarning)
-                : sceneAsset(mesh, assetCacheDirectory(options.assetCacheDir), options.assetProgress,
-                             options.assetWarning);
-        id = system->addObject(std::move(asset), o.material, o.placement, oo);
+        id = system->addObject(objectAsset(o), o.material, o.placement, oo);
     }
     catch (const Error& e)
     {
@@ -90,6 +93,8 @@ btRigidBody* SceneWorld::Impl::spawnBall(const Eigen::Vector3d& position, const 
     if (!(radius > 0) || !(density > 0) || !position.allFinite() || !velocity.allFinite())
         throw Error("SceneWorld::spawnBall", "radius and density must be > 0, position and velocity finite");
     Ball b;
+    b.radius = radius;
+    b.density = density;
     b.shape = std::make_unique<btSphereShape>(btScalar(radius));
     const double mass = density * 4.0 / 3.0 * 3.14159265358979323846 * radius * radius * radius;
     btVector3 inertia(0, 0, 0);

@@ -41,6 +41,8 @@ struct SceneWorld::Impl
     {
         std::unique_ptr<btSphereShape> shape;
         std::unique_ptr<btRigidBody> body;
+        double radius = 0;  // m
+        double density = 0; // kg/m³
     };
 
     Impl(const Scene& sc, const RunSettings& op);
@@ -65,6 +67,14 @@ struct SceneWorld::Impl
         world->removeRigidBody(ball.body.get());
         registration->forgetShape(ball.shape.get());
     }
+    /// The asset addObject gives `object` (built or read from the asset cache).
+    std::shared_ptr<const Asset> objectAsset(const SceneObject& object) const;
+    /// The scene object (placed at the start or by an event) of that name; null if there is none.
+    const SceneObject* sceneObject(const std::string& name) const;
+    /// A collision object's name in saves (scene_save.cpp); throws for one that is not the scene's.
+    std::uint64_t bodyKey(const btCollisionObject& object) const;
+    /// Takes every object and ball out (respawn, restore).
+    void removeContents();
     /// Takes the balls whose transform or velocity is not finite out of the world; returns how many.
     int removeNonFiniteBalls();
     // The post-tick callback: FractureSystem's work, timed as a whole (impact evaluations that do not

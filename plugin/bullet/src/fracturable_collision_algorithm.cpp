@@ -7,6 +7,7 @@
 // each choice are in docs/algorithms.md, "The Bullet narrow phase".
 #include "fracturable_collision_algorithm.h"
 
+#include "binary_io.h"
 #include "bullet_convert.h"
 #include "contact_selection.h"
 #include "fracturable_shape.h"
@@ -767,6 +768,50 @@ FracturableCollisionAlgorithm::CreateFunc::CreateCollisionAlgorithm(btCollisionA
     void* memory = size <= poolElementSize ? ci.m_dispatcher1->allocateCollisionAlgorithm(size)
                                            : btAlignedAlloc(std::size_t(size), 16);
     return new (memory) FracturableCollisionAlgorithm(ci, body0Wrap, body1Wrap, context, closestPoints);
+}
+
+void FracturableCollisionAlgorithm::writeState(BinaryWriter& w) const
+{
+    w.value(m_budget);
+    w.value(m_breakingThreshold);
+    w.value(std::array<Real, 3>{m_pairNormal.x(), m_pairNormal.y(), m_pairNormal.z()});
+    std::vector<std::array<std::uint32_t, 2>> routes;
+    for (const Route& r : m_routes)
+        routes.push_back({r.key, r.slot});
+    w.array(routes);
+}
+
+FracturableCollisionAlgorithm::SavedState FracturableCollisionAlgorithm::readState(BinaryReader& r,
+                                                                                   std::int32_t manifolds)
+{
+    SavedState s;
+    s.budget = r.value<Index>();
+    s.breakingThreshold = r.value<btScalar>();
+    const auto normal = r.value<std::array<Real, 3>>();
+    s.pairNormal = Vec3(normal[0], normal[1], normal[2]);
+    s.routes = r.array<std::array<std::uint32_t, 2>>();
+    s.manifolds = manifolds;
+    if (!s.pairNormal.allFinite() ||
+        !(s.breakingThreshold >= 0 && std::isfinite(double(s.breakingThreshold))))
+        r.fail("a pair's contact state is not finite");
+    for (std::size_t i = 0; i < s.routes.size(); ++i)
+        if (s.routes[i][1] >= std::uint32_t(manifolds) || (i > 0 && !(s.routes[i - 1][0] < s.routes[i][0])))
+            r.fail("a pair's contact routes are out of order or name a manifold it does not have");
+    return s;
+}
+
+void FracturableCollisionAlgorithm::restoreState(const SavedState& s, const btCollisionObject* body0,
+                                                 const btCollisionObject* body1)
+{
+    SHATTER_ASSERT(m_manifolds.size() == 0, "restoreState on an algorithm that has run");
+    m_budget = s.budget;
+    m_breakingThreshold = s.breakingThreshold;
+    m_pairNormal = s.pairNormal;
+    m_routes.clear();
+    for (const auto& [key, slot] : s.routes)
+        m_routes.push_back({key, slot});
+    for (std::int32_t i = 0; i < s.manifolds; ++i)
+        m_manifolds.push_back(m_dispatcher->getNewManifold(body0, body1));
 }
 
 } // namespace shatter

@@ -12,6 +12,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionCreateFunc.h>
 #include <LinearMath/btAlignedObjectArray.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,8 @@
 namespace shatter
 {
 
+class BinaryReader;
+class BinaryWriter;
 class ShapeField;
 class ShapeFieldCache;
 
@@ -95,6 +98,24 @@ public:
 
     /// The pair's current budget m (TVCG §5.2).
     Index contactBudget() const { return m_budget; }
+
+    /// What a pair carries between steps besides its manifolds' points (world saves).
+    struct SavedState
+    {
+        Index budget = 0;
+        btScalar breakingThreshold = 0;
+        Vec3 pairNormal = Vec3::Zero();
+        std::vector<std::array<std::uint32_t, 2>> routes; // key, manifold slot; keys increasing
+        std::int32_t manifolds = 0;
+    };
+    /// Appends the pair's state to `writer` (its manifolds are the caller's).
+    void writeState(BinaryWriter& writer) const;
+    /// Reads and checks what writeState wrote for a pair with `manifolds` manifolds.
+    static SavedState readState(BinaryReader& reader, std::int32_t manifolds);
+    /// Takes `state` on an algorithm made for the same pair (body0 first) that has not run yet, making
+    /// its manifolds (empty: the caller fills them).
+    void restoreState(const SavedState& state, const btCollisionObject* body0,
+                      const btCollisionObject* body1);
 
     /// Creates the algorithm for pairs with a FracturableShape; other pairs (e.g. a btSdfCollisionShape,
     /// which shares the type id) go to `fallback`, the configuration's default entry.

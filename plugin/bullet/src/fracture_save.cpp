@@ -8,6 +8,7 @@
 #include "bullet_convert.h"
 #include "fracture_result_io.h"
 #include "fracture_system_impl.h"
+#include "rigid_body_io.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,29 +25,20 @@ const FileKind kSaveFile = {{'S', 'H', 'A', 'T', 'T', 'E', 'R', 'S'},
                             "save file",
                             "it was written by another version of Shatter"};
 
-// A body's state as Bullet holds it, in Bullet's own precision (a save restores the same bits).
+// A fragment body: its motion as Bullet holds it plus what the system keeps of it.
 struct SavedBody
 {
+    SavedMotion motion;
+    std::uint64_t bornStep = 0;
+    double asleepFor = 0;
     FragmentId fragment = kNoFragment;
     std::uint32_t broadphaseOrder = 0; // rank of its broadphase proxy's id among the system's bodies
     std::uint8_t dynamic = 1;
     std::uint8_t frozen = 0;
-    std::uint8_t reserved[2]{}; // no padding: every byte of a save is defined
-    std::int32_t activationState = ACTIVE_TAG;
-    std::int32_t collisionFlags = 0;
-    std::int32_t group = 0, mask = 0;
-    std::int32_t userIndex = -1, userIndex2 = -1, userIndex3 = -1;
-    btScalar transform[12]{}, interpolationTransform[12]{};
-    btScalar velocity[12]{}; // linear, angular, interpolation linear, interpolation angular
-    btScalar deactivationTime = 0, hitFraction = 1;
-    btScalar friction = 0, restitution = 0, rollingFriction = 0, spinningFriction = 0;
-    btScalar linearDamping = 0, angularDamping = 0, linearSleep = 0, angularSleep = 0;
-    btScalar ccdThreshold = 0, ccdRadius = 0;
-    std::uint64_t bornStep = 0;
-    double asleepFor = 0;
+    std::uint8_t reserved[6]{}; // no padding: every byte of a save is defined
 };
 static_assert(std::is_trivially_copyable_v<SavedBody>);
-static_assert(sizeof(SavedBody) == 40 + 48 * sizeof(btScalar) + 16, "SavedBody has no padding");
+static_assert(sizeof(SavedBody) == sizeof(SavedMotion) + 32, "SavedBody has no padding");
 
 struct HeldImpulse
 {
@@ -59,64 +51,13 @@ struct ReadyStep
     std::uint64_t step;
 };
 
-void put(const btTransform& t, btScalar* out)
-{
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            out[3 * r + c] = t.getBasis()[r][c];
-    for (int k = 0; k < 3; ++k)
-        out[9 + k] = t.getOrigin()[k];
-}
-
-btTransform get(const btScalar* in)
-{
-    return btTransform(btMatrix3x3(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]),
-                       btVector3(in[9], in[10], in[11]));
-}
-
-void put(const btVector3& v, btScalar* out)
-{
-    for (int k = 0; k < 3; ++k)
-        out[k] = v[k];
-}
-
-btVector3 vector(const btScalar* in)
-{
-    return btVector3(in[0], in[1], in[2]);
-}
-
 SavedBody saveBody(FragmentId fragment, const FragmentBody& b)
 {
-    const btRigidBody& body = *b.body;
     SavedBody s;
+    s.motion = saveMotion(*b.body);
     s.fragment = fragment;
-    s.dynamic = !body.isStaticOrKinematicObject();
+    s.dynamic = !b.body->isStaticOrKinematicObject();
     s.frozen = b.frozen;
-    s.activationState = body.getActivationState();
-    s.collisionFlags = body.getCollisionFlags();
-    s.group = body.getBroadphaseHandle()->m_collisionFilterGroup;
-    s.mask = body.getBroadphaseHandle()->m_collisionFilterMask;
-    s.userIndex = body.getUserIndex();
-    s.userIndex2 = body.getUserIndex2();
-    s.userIndex3 = body.getUserIndex3();
-    put(body.getWorldTransform(), s.transform);
-    put(body.getInterpolationWorldTransform(), s.interpolationTransform);
-    put(body.getLinearVelocity(), s.velocity);
-    put(body.getAngularVelocity(), s.velocity + 3);
-    put(body.getInterpolationLinearVelocity(), s.velocity + 6);
-    put(body.getInterpolationAngularVelocity(), s.velocity + 9);
-    s.deactivationTime = body.getDeactivationTime();
-    s.hitFraction = body.getHitFraction();
-    s.friction = body.getFriction();
-    s.restitution = body.getRestitution();
-    s.rollingFriction = body.getRollingFriction();
-    s.spinningFriction = body.getSpinningFriction();
-    s.linearDamping = body.getLinearDamping();
-    s.angularDamping = body.getAngularDamping();
-    s.linearSleep = body.getLinearSleepingThreshold();
-    s.angularSleep = body.getAngularSleepingThreshold();
-    s.ccdThreshold = body.getCcdMotionThreshold();
-    s.ccdRadius = body.getCcdSweptSphereRadius();
     s.bornStep = b.bornStep;
     s.asleepFor = b.asleepFor;
     return s;
@@ -125,28 +66,7 @@ SavedBody saveBody(FragmentId fragment, const FragmentBody& b)
 // The inverse of saveBody, on a body made for the same fragment (the same bits, not a recomputed pose).
 void restoreBody(const SavedBody& s, FragmentBody& b)
 {
-    btRigidBody& body = *b.body;
-    body.setWorldTransform(get(s.transform));
-    body.setInterpolationWorldTransform(get(s.interpolationTransform));
-    body.setLinearVelocity(vector(s.velocity));
-    body.setAngularVelocity(vector(s.velocity + 3));
-    body.setInterpolationLinearVelocity(vector(s.velocity + 6));
-    body.setInterpolationAngularVelocity(vector(s.velocity + 9));
-    body.setCollisionFlags(s.collisionFlags);
-    body.forceActivationState(s.activationState);
-    body.setDeactivationTime(s.deactivationTime);
-    body.setHitFraction(s.hitFraction);
-    body.setFriction(s.friction);
-    body.setRestitution(s.restitution);
-    body.setRollingFriction(s.rollingFriction);
-    body.setSpinningFriction(s.spinningFriction);
-    body.setDamping(s.linearDamping, s.angularDamping);
-    body.setSleepingThresholds(s.linearSleep, s.angularSleep);
-    body.setCcdMotionThreshold(s.ccdThreshold);
-    body.setCcdSweptSphereRadius(s.ccdRadius);
-    body.setUserIndex(s.userIndex);
-    body.setUserIndex2(s.userIndex2);
-    body.setUserIndex3(s.userIndex3);
+    restoreMotion(s.motion, *b.body);
     b.bornStep = s.bornStep;
     b.asleepFor = s.asleepFor;
     b.frozen = s.frozen != 0;
@@ -156,24 +76,7 @@ void restoreBody(const SavedBody& s, FragmentBody& b)
 void checkBody(const BinaryReader& r, const SavedBody& s, ObjectId object)
 {
     const std::string which = "object " + std::to_string(object) + " fragment " + std::to_string(s.fragment);
-    for (const btScalar* values : {s.transform, s.interpolationTransform, s.velocity})
-        if (!std::all_of(values, values + 12, [](btScalar v) { return std::isfinite(double(v)); }))
-            r.fail(which + ": a body's transform or velocity is not finite");
-    for (const btScalar* t : {s.transform, s.interpolationTransform})
-    {
-        const Eigen::Matrix3d m = toEigen(get(t)).linear();
-        if (!((m.transpose() * m - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() < 1e-3 &&
-              m.determinant() > 0))
-            r.fail(which + ": a body's orientation is not a rotation");
-    }
-    for (btScalar v :
-         {s.deactivationTime, s.hitFraction, s.friction, s.restitution, s.rollingFriction, s.spinningFriction,
-          s.linearDamping, s.angularDamping, s.linearSleep, s.angularSleep, s.ccdThreshold, s.ccdRadius})
-        if (!(double(v) >= 0 && std::isfinite(double(v))))
-            r.fail(which + ": a body's coefficient is negative or not finite");
-    if (!(s.activationState >= ACTIVE_TAG && s.activationState <= DISABLE_SIMULATION))
-        r.fail(which + ": a body's activation state " + std::to_string(s.activationState) +
-               " is not Bullet's");
+    checkMotion(r, s.motion, which);
     if (!(s.asleepFor >= 0 && std::isfinite(s.asleepFor)))
         r.fail(which + ": a body's sleeping time is negative or not finite");
     if (s.dynamic > 1 || s.frozen > 1 || (s.frozen && s.dynamic))
@@ -451,12 +354,26 @@ void FractureSystem::restore(std::span<const std::byte> bytes, const AssetLookup
                            std::to_string(saved.fragment) + ", which is not a live fragment without one");
                 if (!orders.insert(saved.broadphaseOrder).second)
                     r.fail("two bodies share a broadphase rank");
-                FragmentBody b =
-                    makeFragmentBody(s.shapes, o.state, saved.fragment, Eigen::Isometry3d::Identity(),
-                                     o.material.density, saved.dynamic != 0);
+                // A fragment's body is made from its mesh: a history whose meshes are broken fails here.
+                FragmentBody b = [&]
+                {
+                    try
+                    {
+                        return makeFragmentBody(s.shapes, o.state, saved.fragment,
+                                                Eigen::Isometry3d::Identity(), o.material.density,
+                                                saved.dynamic != 0);
+                    }
+                    catch (const Error& error)
+                    {
+                        r.fail("object " + std::to_string(id) + ": " + error.what());
+                    }
+                }();
                 restoreBody(saved, b);
-                placed.push_back(
-                    {saved.broadphaseOrder, {id, saved.fragment}, std::move(b), saved.group, saved.mask});
+                placed.push_back({saved.broadphaseOrder,
+                                  {id, saved.fragment},
+                                  std::move(b),
+                                  saved.motion.group,
+                                  saved.motion.mask});
             }
             if (r.value<std::uint8_t>() != 0)
                 jobs.emplace(id, readJob(r, id, withBody, stepIndex));

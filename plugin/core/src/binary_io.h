@@ -28,6 +28,10 @@ std::uint64_t quickHash64(std::span<const std::byte> bytes);
 class BinaryWriter
 {
 public:
+    // Room for small writes up front: GCC 12 otherwise warns (-Wstringop-overflow) about the growth of
+    // a vector it believes holds only the first value written.
+    BinaryWriter() { m_bytes.reserve(64); }
+
     template <class T>
     void value(const T& v)
     {

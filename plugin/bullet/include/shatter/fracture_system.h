@@ -274,7 +274,7 @@ struct DebugDrawSettings
 using AssetLookup = std::function<std::shared_ptr<const Asset>(const std::string& name)>;
 
 /// Version of the save format (FractureSystem::save) this build reads and writes.
-inline constexpr std::uint32_t kSaveFormatVersion = 1;
+inline constexpr std::uint32_t kSaveFormatVersion = 2;
 
 /// See the file comment. Neither copyable nor movable: the world's callback points to it.
 class FractureSystem

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -151,6 +152,21 @@ public:
     /// section reloaded in a running game; the soak's rounds). Time, step count and history go on;
     /// pointers to the removed bodies are invalid afterwards. Throws like the constructor.
     void respawn();
+
+    /// The run between steps as bytes (see scene_save.cpp): the scene's progress (step count, event
+    /// cursor, balls), the FractureSystem's save and the Bullet world's contact state, framed and
+    /// versioned like the asset cache. A SceneWorld of the same scene and run settings that restores it
+    /// continues the run bit for bit. Throws shatter::Error if the world holds something a save cannot
+    /// carry.
+    std::vector<std::byte> save();
+    /// save() written atomically to `file`; throws shatter::Error naming the file.
+    void save(const std::filesystem::path& file);
+    /// Replaces what this world holds with a save (objects, fragments, balls, contacts, step count;
+    /// history() starts empty). Throws shatter::Error naming `source` for a save of another scene, run
+    /// settings or build, or corrupt bytes; the world then holds no objects or balls.
+    void restore(std::span<const std::byte> bytes, const std::string& source = "save");
+    /// restore() of a file written by save(file).
+    void restore(const std::filesystem::path& file);
 
     const Scene& scene() const;
     const RunSettings& options() const;
