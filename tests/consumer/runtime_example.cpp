@@ -63,7 +63,7 @@ int main(int argc, char** argv)
         breakPlate(argv[1], [](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId)
                    { drawFracture(fracture); }); // no drawer installed: draws nothing, must not fail
         // A checkpoint of the broken plate, restored into a fresh world in place of a new plate.
-        std::vector<std::byte> saved;
+        Checkpoint saved;
         breakPlate(argv[1], {},
                    [&](shatter::fracture::FractureSystem& fracture, shatter::fracture::ObjectId)
                    { saved = checkpoint(fracture); });
@@ -75,8 +75,9 @@ int main(int argc, char** argv)
                 fracture.clear(); // the new plate goes: the saved pieces take its place (same object id)
                 resume(fracture, saved, asset);
             });
-        std::printf("save and restore: %zu bytes, %zu bodies after resuming\n", saved.size(), resumed);
-        if (saved.empty() || resumed < pieces)
+        std::printf("save and restore: %zu + %zu bytes, %zu bodies after resuming\n", saved.breakables.size(),
+                    saved.contacts.size(), resumed);
+        if (saved.breakables.empty() || saved.contacts.empty() || resumed < pieces)
         {
             std::printf("FAILED: the restored plate lost pieces\n");
             return 1;

@@ -3,7 +3,7 @@
 // A save holds three parts. The scene's own progress: step count, event cursor and origin, the objects
 // placed so far (by scene object name) and the balls (size, density, motion). The FractureSystem's save
 // (objects, fracture history, fragment bodies, pending jobs). And the Bullet world's state between
-// steps (world_contacts_io.h): broadphase, pairs, algorithms, manifolds and the order of everything the
+// steps (saveWorldContacts): broadphase, pairs, algorithms, manifolds and the order of everything the
 // solver walks. Bodies are named across the save by a key: the ground, a ball by its spawn index, a
 // fragment body by its object and fragment ids. The run settings that change the simulation are
 // recorded and must match.
@@ -13,8 +13,8 @@
 
 #include "binary_io.h"
 #include "rigid_body_io.h"
-#include "world_contacts_io.h"
 
+#include "shatter/collision.h"
 #include "shatter/error.h"
 #include "shatter/fracture_system.h"
 
@@ -92,7 +92,6 @@ const SceneObject* SceneWorld::Impl::sceneObject(const std::string& name) const
 std::vector<std::byte> SceneWorld::save()
 {
     Impl& s = *impl;
-    const std::string source = "SceneWorld::save";
     BinaryWriter w;
     w.string(s.scene.name);
     w.value<std::uint32_t>(sizeof(btScalar));
@@ -112,8 +111,7 @@ std::vector<std::byte> SceneWorld::save()
         balls.push_back({saveMotion(*b.body), b.radius, b.density});
     w.array(balls);
     w.array(s.system->save());
-    writeWorldContacts(
-        w, *s.world, [&](const btCollisionObject& o) { return s.bodyKey(o); }, source);
+    w.array(saveWorldContacts(*s.world, [&](const btCollisionObject& o) { return s.bodyKey(o); }));
     return framedFileBytes(kSceneSaveFile, w.bytes());
 }
 
@@ -176,6 +174,9 @@ void SceneWorld::restore(std::span<const std::byte> bytes, const std::string& so
                 r.fail("ball " + std::to_string(i) + ": its radius or density is not positive and finite");
         }
         const std::vector<std::byte> fracture = r.array<std::byte>();
+        const std::vector<std::byte> contacts = r.array<std::byte>();
+        if (r.remaining() != 0)
+            r.fail(std::to_string(r.remaining()) + " bytes after the end of the save");
 
         s.system->restore(
             fracture,
@@ -194,9 +195,8 @@ void SceneWorld::restore(std::span<const std::byte> bytes, const std::string& so
             body->getBroadphaseHandle()->m_collisionFilterGroup = b.motion.group;
             body->getBroadphaseHandle()->m_collisionFilterMask = b.motion.mask;
         }
-        readWorldContacts(r, *s.world, [&](const btCollisionObject& o) { return s.bodyKey(o); });
-        if (r.remaining() != 0)
-            r.fail(std::to_string(r.remaining()) + " bytes after the end of the save");
+        restoreWorldContacts(
+            *s.world, contacts, [&](const btCollisionObject& o) { return s.bodyKey(o); }, source);
         s.history.clear();
         s.steps = int(steps);
         s.nextEvent = nextEvent;

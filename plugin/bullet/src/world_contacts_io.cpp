@@ -17,14 +17,16 @@ namespace shatter
 namespace
 {
 
+const FileKind kWorldContactsFile = {{'S', 'H', 'A', 'T', 'T', 'E', 'R', 'C'},
+                                     kWorldContactsFormatVersion,
+                                     "world contacts file",
+                                     "it was written by another version of Shatter"};
+
 constexpr int kStages = btDbvtBroadphase::STAGECOUNT + 1; // the fixed set's proxies are in stage STAGECOUNT
 constexpr std::int32_t kNoAlgorithm = -1;
 constexpr std::int32_t kMaxManifoldsPerPair = 1 << 16;
 constexpr std::uint32_t kPredictivePair = ~std::uint32_t(0); // ManifoldSlot::pair of a predictive manifold
 
-// btDiscreteDynamicsWorld keeps the manifolds of its continuous collision (predictive contacts) from one
-// step to the start of the next, where it releases them, in a protected array: reached through a pointer
-// to that member formed in a derived class.
 // GImpact's algorithm releases its manifold at the start of each call and makes one when it finds a
 // contact: between steps it holds the last call's, which only a save can give back (the same way in).
 struct GImpactAccess : btGImpactCollisionAlgorithm
@@ -35,12 +37,16 @@ struct GImpactAccess : btGImpactCollisionAlgorithm
     }
 };
 
-struct PredictiveAccess : btDiscreteDynamicsWorld
+// btDiscreteDynamicsWorld keeps, in protected members, the manifolds of its continuous collision
+// (predictive contacts) from one step to the start of the next, where it releases them, and the time
+// stepSimulation has not stepped yet: reached through pointers to those members formed in a derived class.
+struct WorldAccess : btDiscreteDynamicsWorld
 {
-    static btAlignedObjectArray<btPersistentManifold*>& of(btDiscreteDynamicsWorld& world)
+    static btAlignedObjectArray<btPersistentManifold*>& predictive(btDiscreteDynamicsWorld& world)
     {
-        return world.*(&PredictiveAccess::m_predictiveManifolds);
+        return world.*(&WorldAccess::m_predictiveManifolds);
     }
+    static btScalar& localTime(btDiscreteDynamicsWorld& world) { return world.*(&WorldAccess::m_localTime); }
 };
 
 struct SavedProxy
@@ -245,6 +251,7 @@ void writeTree(BinaryWriter& w, const btDbvt& tree,
 // What readWorldContacts parsed, checked, before it changes the world.
 struct Parsed
 {
+    btScalar localTime = 0;                  // stepSimulation's time not yet stepped
     std::vector<btCollisionObject*> objects; // in the saved world-array order
     std::vector<std::uint32_t> moving;       // m_nonStaticRigidBodies as indices into objects
     std::vector<SavedProxy> proxies;         // per object
@@ -349,6 +356,9 @@ Parsed parse(BinaryReader& r, btDiscreteDynamicsWorld& world, const CollisionObj
     if (const auto size = r.value<std::uint32_t>(); size != sizeof(btScalar))
         r.fail("the world was saved with " + std::to_string(8 * size) + "-bit Bullet, this build uses " +
                std::to_string(8 * sizeof(btScalar)) + "-bit");
+    p.localTime = r.value<btScalar>();
+    if (!(p.localTime >= 0 && std::isfinite(double(p.localTime))))
+        r.fail("the world's unstepped time is negative or not finite");
     if (!dbvtOf(world) || !pairCacheOf(world))
         r.fail("restoring contacts needs a world with btDbvtBroadphase and btHashedOverlappingPairCache");
 
@@ -529,6 +539,7 @@ void writeWorldContacts(BinaryWriter& w, btDiscreteDynamicsWorld& world, const C
         throw Error(source,
                     "saving contacts needs a world with btDbvtBroadphase and btHashedOverlappingPairCache");
     w.value<std::uint32_t>(sizeof(btScalar));
+    w.value(WorldAccess::localTime(world));
 
     const btCollisionObjectArray& objects = world.getCollisionObjectArray();
     std::unordered_map<const btCollisionObject*, std::uint32_t> index;
@@ -616,7 +627,7 @@ void writeWorldContacts(BinaryWriter& w, btDiscreteDynamicsWorld& world, const C
             writeManifold(w, *list[m], list[m]->getBody0() != pairs[i].m_pProxy0->m_clientObject);
     }
     // The continuous collision's manifolds of the last step, which the next step releases first.
-    const btAlignedObjectArray<btPersistentManifold*>& predictiveList = PredictiveAccess::of(world);
+    const btAlignedObjectArray<btPersistentManifold*>& predictiveList = WorldAccess::predictive(world);
     std::unordered_map<const btPersistentManifold*, std::uint32_t> predictive;
     std::vector<SavedPredictive> predictiveRecords;
     for (int i = 0; i < predictiveList.size(); ++i)
@@ -653,7 +664,7 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
 
     // The world's own predictive manifolds go, then the pairs, while the proxies still have the ids
     // the cache hashed them by.
-    btAlignedObjectArray<btPersistentManifold*>& ownPredictive = PredictiveAccess::of(world);
+    btAlignedObjectArray<btPersistentManifold*>& ownPredictive = WorldAccess::predictive(world);
     for (int i = 0; i < ownPredictive.size(); ++i)
         dispatcher.releaseManifold(ownPredictive[i]);
     ownPredictive.clear();
@@ -705,6 +716,7 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
     broadphase.m_updates_done = b.updatesDone;
     broadphase.m_deferedcollide = b.deferredCollide != 0;
     broadphase.m_needcleanup = b.needCleanup != 0;
+    WorldAccess::localTime(world) = p.localTime;
 
     // The world's arrays in their saved order (the island manager and the integration walk them).
     btCollisionObjectArray& objects = world.getCollisionObjectArray();
@@ -784,7 +796,7 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
             dispatcher.getNewManifold(p.objects[p.predictive[i].object0], p.objects[p.predictive[i].object1]);
         restoreManifold(*manifold, p.predictiveManifolds[i], p.predictivePoints[i]);
         predictive.push_back(manifold);
-        PredictiveAccess::of(world).push_back(manifold);
+        WorldAccess::predictive(world).push_back(manifold);
     }
 
     // The dispatcher's manifold array in its saved order (the solver's order follows it).
@@ -798,6 +810,22 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
                                                       : made[p.order[i].pair][p.order[i].slot];
         array[i]->m_index1a = int(i);
     }
+}
+
+std::vector<std::byte> saveWorldContacts(btDiscreteDynamicsWorld& world, const CollisionObjectKey& key)
+{
+    BinaryWriter w;
+    writeWorldContacts(w, world, key, "saveWorldContacts");
+    return framedFileBytes(kWorldContactsFile, w.bytes());
+}
+
+void restoreWorldContacts(btDiscreteDynamicsWorld& world, std::span<const std::byte> bytes,
+                          const CollisionObjectKey& key, const std::string& source)
+{
+    BinaryReader r(framedPayload(bytes, kWorldContactsFile, source), source);
+    readWorldContacts(r, world, key);
+    if (r.remaining() != 0)
+        r.fail(std::to_string(r.remaining()) + " bytes after the end of the world contacts");
 }
 
 } // namespace shatter

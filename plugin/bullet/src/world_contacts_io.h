@@ -1,9 +1,10 @@
-// What a Bullet world carries from one step to the next besides its bodies' motion: the broad phase
-// (each proxy's id, fat box and stage, the two trees' shapes, the pair array in its order), every
-// pair's collision algorithm with its contact manifolds (warm-start impulses, lifetimes) and the order
-// of the manifolds, bodies and moving bodies the solver and the integration walk. A save that restores
-// all of it continues the run bit for bit; one that restores only the bodies does not (the solver's
-// order and its warm start differ). Not installed.
+// saveWorldContacts / restoreWorldContacts (collision.h) without their framing: what a Bullet world
+// carries from one step to the next besides its bodies' motion — the broad phase (each proxy's id, fat
+// box and stage, the two trees' shapes, the pair array in its order), every pair's collision algorithm
+// with its contact manifolds (warm-start impulses, lifetimes), the continuous collision's predictive
+// manifolds, the time stepSimulation has not stepped, and the order of the manifolds, bodies and moving
+// bodies the solver and the integration walk. Restoring all of it continues a run bit for bit; restoring
+// only the bodies does not (the solver's order and warm start differ). Not installed.
 //
 // Needs the stock btDbvtBroadphase with a btHashedOverlappingPairCache (Bullet's defaults); pairs with
 // Shatter's FracturableCollisionAlgorithm keep their own state, Bullet's algorithms are rebuilt from
@@ -12,19 +13,10 @@
 #pragma once
 
 #include "binary_io.h"
-
-#include <cstdint>
-#include <functional>
-
-class btCollisionObject;
-class btDiscreteDynamicsWorld;
+#include "shatter/collision.h"
 
 namespace shatter
 {
-
-/// A collision object's name across a save and its restore, chosen by the caller (e.g. object and
-/// fragment ids): unique among the world's objects.
-using CollisionObjectKey = std::function<std::uint64_t(const btCollisionObject& object)>;
 
 /// Appends the world's state between steps (see the file comment) to `writer`. Throws shatter::Error
 /// naming `source` if the world uses another broadphase or pair cache, two objects share a key, or a

@@ -37,11 +37,16 @@
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btDefaultCollisionConfiguration.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 class btCollisionShape;
+class btDiscreteDynamicsWorld;
 
 namespace shatter
 {
@@ -161,6 +166,32 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl;
 };
+
+/// Names a collision object across a save and its restore (the game's entity ids, or an object and
+/// fragment from FractureSystem::lookup): a different number for each object of the world.
+using CollisionObjectKey = std::function<std::uint64_t(const btCollisionObject& object)>;
+
+/// Version of the world contacts format (saveWorldContacts) this build reads and writes.
+inline constexpr std::uint32_t kWorldContactsFormatVersion = 1;
+
+/// What a Bullet world carries from one step to the next besides its bodies' motion, as bytes framed like
+/// a save file: the broadphase (its trees, proxies and pair array), every pair's collision algorithm with
+/// its contact manifolds (warm-start impulses, lifetimes), the continuous collision's predictive manifolds,
+/// and the order of the bodies and manifolds that the solver and the integration walk. Call it between
+/// steps. Restored with the bodies' motion (FractureSystem::save, and the game's own bodies), a run
+/// continues bit for bit; without it the first steps re-find the contacts and the run drifts apart. Needs
+/// Bullet's default btDbvtBroadphase with its btHashedOverlappingPairCache. Not saved: constraints,
+/// actions and contacts' m_userPersistentData. Throws shatter::Error for another broadphase, two objects
+/// with one key, or a manifold that no pair owns.
+std::vector<std::byte> saveWorldContacts(btDiscreteDynamicsWorld& world, const CollisionObjectKey& key);
+/// Puts saved contacts back into a world, between steps, that holds the same collision objects (by key)
+/// with their saved motion and collision filters, and replaces its pairs and manifolds. Everything is
+/// checked before the world changes except what only Bullet can tell (an algorithm that makes other
+/// manifolds than the save's: the world then keeps its bodies without contacts, which the next step
+/// finds again). Throws shatter::Error naming `source`: not a contacts save, truncated, corrupt, another
+/// version or precision, or objects that do not match.
+void restoreWorldContacts(btDiscreteDynamicsWorld& world, std::span<const std::byte> bytes,
+                          const CollisionObjectKey& key, const std::string& source = "world contacts");
 
 /// A btDefaultCollisionConfiguration whose algorithm pool slot fits Shatter's algorithm; `info`'s other
 /// fields are kept.
