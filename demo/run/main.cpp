@@ -14,8 +14,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 namespace
@@ -31,7 +33,7 @@ std::string_view meshFormatName(shatter::MeshFormat format)
 int run(int argc, char** argv)
 {
     CLI::App app{"shatter_run: run a Shatter scene headless and write per-step statistics"};
-    std::string sceneArgument, csv, json, cacheDir, exportDir;
+    std::string sceneArgument, csv, json, cacheDir, exportDir, saveFile, restoreFile;
     shatter::MeshFormat exportFormat = shatter::MeshFormat::Gltf;
     int steps = -1;
     RunSettings options;
@@ -81,6 +83,12 @@ int run(int argc, char** argv)
     app.add_flag("--realtime", options.realtime,
                  "Pace the steps to simulated time, as a game loop does (fracture jobs get the wall time "
                  "of their latency)");
+    app.add_option("--save", saveFile,
+                   "Write the run's state at its end to this file (continue it with --restore)");
+    app.add_option("--restore", restoreFile,
+                   "Start from a state written by --save with the same scene and options; --steps counts "
+                   "the steps after it (default: the rest of the scene's duration)")
+        ->check(CLI::ExistingFile);
     app.add_option("--asset-cache", cacheDir,
                    "Directory of built assets (default: $SHATTER_ASSET_CACHE or the build tree)");
     try
@@ -115,8 +123,11 @@ int run(int argc, char** argv)
     };
     SceneWorld world(scene, options);
     assetBar.finish();
+    if (!restoreFile.empty())
+        world.restore(std::filesystem::path(restoreFile));
 
-    const int total = steps >= 0 ? steps : int(scene.duration / scene.timeStep + 0.5);
+    const int total =
+        steps >= 0 ? steps : std::max(0, int(scene.duration / scene.timeStep + 0.5) - world.stepCount());
     shatter::cli::ProgressBar bar(scene.name);
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < total; ++i)
@@ -132,6 +143,8 @@ int run(int argc, char** argv)
     bar.finish();
 
     const RunSummary summary = world.summary();
+    if (!saveFile.empty())
+        world.save(std::filesystem::path(saveFile));
     if (!csv.empty())
         writeCsv(csv, world.history());
     if (!json.empty())

@@ -207,4 +207,29 @@ TEST(ShatterRun, WorkersAndLatencyAreTakenAndWorkersDoNotChangeTheRun)
     EXPECT_EQ(runs[0]["state_hash"], runs[1]["state_hash"]);
 }
 
+TEST(ShatterRun, SaveAndRestoreSplitARunWithoutChangingIt)
+{
+    // 30 steps in one go, and 15 + 15 through --save and --restore: the same final state.
+    std::filesystem::create_directories(kScratch);
+    const std::filesystem::path save = kScratch / "half.save";
+    auto hash = [](const Result& r)
+    {
+        const std::size_t at = r.output.find("state ");
+        return at == std::string::npos ? std::string() : r.output.substr(at + 6, 16);
+    };
+    const Result whole = shatterRun("test_brick_drop --steps 30 --latency 2");
+    const Result first = shatterRun("test_brick_drop --steps 15 --latency 2 --save " + save.string());
+    const Result second = shatterRun("test_brick_drop --steps 15 --latency 2 --restore " + save.string());
+    ASSERT_EQ(whole.status, 0) << whole.output;
+    ASSERT_EQ(first.status, 0) << first.output;
+    ASSERT_EQ(second.status, 0) << second.output;
+    EXPECT_FALSE(hash(whole).empty()) << whole.output;
+    EXPECT_EQ(hash(second), hash(whole)) << second.output;
+    EXPECT_NE(hash(first), hash(whole));
+    // A save restored under other options is refused with the file's name.
+    const Result other = shatterRun("test_brick_drop --steps 5 --seed 7 --restore " + save.string());
+    EXPECT_EQ(other.status, 1) << other.output;
+    EXPECT_NE(other.output.find("half.save"), std::string::npos) << other.output;
+}
+
 } // namespace
