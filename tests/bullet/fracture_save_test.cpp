@@ -7,6 +7,7 @@
 //    system that already holds objects are errors naming the source, and leave the system empty.
 #include "bullet_world.h"
 #include "fracture_fixtures.h"
+#include "resealed.h"
 #include "test_env.h"
 
 #include "binary_io.h"
@@ -197,15 +198,6 @@ void expectRejected(std::span<const std::byte> bytes, const AssetLookup& lookup,
     }
     EXPECT_TRUE(target.system.objects().empty()) << what;
     EXPECT_EQ(target.world.world().getNumCollisionObjects(), 1) << what << ": only the ground stays";
-}
-
-// Payload edits with a checksum made to match, so they reach the structural checks.
-std::vector<std::byte> resealed(std::vector<std::byte> bytes)
-{
-    const std::span<const std::byte> payload = std::span<const std::byte>(bytes).subspan(kFramedHeaderSize);
-    const std::uint64_t checksum = fnv1a64(payload);
-    std::memcpy(bytes.data() + kFramedHeaderSize - sizeof(checksum), &checksum, sizeof(checksum));
-    return bytes;
 }
 
 TEST(FractureSave, BadSavesAreErrorsThatLeaveTheSystemEmpty)

@@ -1,6 +1,7 @@
 // SceneWorld::save / restore: a fracturing scene saved mid-run and restored into a fresh SceneWorld
 // continues bit for bit — the next 200 steps give the same state hash and the same fracture events as
 // the run that was never interrupted — and a bad save is a clear error that leaves the world empty.
+#include "../support/resealed.h"
 #include "binary_io.h"
 #include "shatter/error.h"
 #include "shatter/fracture_system.h"
@@ -144,15 +145,6 @@ TEST(SceneSave, TheContactStateIsWhatMakesTheContinuationExact)
     }
     ASSERT_GT(points, 0) << "nothing was in contact at the save";
     EXPECT_NE(continueRun(original, 50).hash, continueRun(restored, 50).hash);
-}
-
-// The framing's checksum recomputed after an edit of the payload.
-std::vector<std::byte> resealed(std::vector<std::byte> bytes)
-{
-    const std::span<const std::byte> payload = std::span<const std::byte>(bytes).subspan(kFramedHeaderSize);
-    const std::uint64_t checksum = fnv1a64(payload);
-    std::memcpy(bytes.data() + kFramedHeaderSize - sizeof(checksum), &checksum, sizeof(checksum));
-    return bytes;
 }
 
 TEST(SceneSave, BadSavesAreClearErrors)
