@@ -12,7 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
-all=(fuzz_mesh_ply fuzz_mesh_off fuzz_mesh_obj fuzz_mesh_stl fuzz_asset_cache fuzz_scene_loader)
+all=(fuzz_mesh_ply fuzz_mesh_off fuzz_mesh_obj fuzz_mesh_stl fuzz_asset_cache fuzz_scene_loader fuzz_world_contacts)
 
 limit=(-max_total_time=60)
 parallel=$(nproc)

@@ -800,10 +800,13 @@ FracturableCollisionAlgorithm::SavedState FracturableCollisionAlgorithm::readSta
     return s;
 }
 
-void FracturableCollisionAlgorithm::restoreState(const SavedState& s, const btCollisionObject* body0,
+bool FracturableCollisionAlgorithm::restoreState(const SavedState& s, const btCollisionObject* body0,
                                                  const btCollisionObject* body1)
 {
     SHATTER_ASSERT(m_manifolds.size() == 0, "restoreState on an algorithm that has run");
+    const CollisionSettings& settings = m_context->settings;
+    if (s.budget < settings.initialBudget || s.budget > settings.maxContactsPerPair)
+        return false;
     m_budget = s.budget;
     m_breakingThreshold = s.breakingThreshold;
     m_pairNormal = s.pairNormal;
@@ -812,6 +815,7 @@ void FracturableCollisionAlgorithm::restoreState(const SavedState& s, const btCo
         m_routes.push_back({key, slot});
     for (std::int32_t i = 0; i < s.manifolds; ++i)
         m_manifolds.push_back(m_dispatcher->getNewManifold(body0, body1));
+    return true;
 }
 
 } // namespace shatter

@@ -113,8 +113,9 @@ public:
     /// Reads and checks what writeState wrote for a pair with `manifolds` manifolds.
     static SavedState readState(BinaryReader& reader, std::int32_t manifolds);
     /// Takes `state` on an algorithm made for the same pair (body0 first) that has not run yet, making
-    /// its manifolds (empty: the caller fills them).
-    void restoreState(const SavedState& state, const btCollisionObject* body0,
+    /// its manifolds (empty: the caller fills them). False, changing nothing, if the saved budget is
+    /// outside this registration's CollisionSettings.
+    bool restoreState(const SavedState& state, const btCollisionObject* body0,
                       const btCollisionObject* body1);
 
     /// Creates the algorithm for pairs with a FracturableShape; other pairs (e.g. a btSdfCollisionShape,

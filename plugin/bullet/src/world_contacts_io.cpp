@@ -528,6 +528,24 @@ void restoreTrees(btDbvtBroadphase& broadphase, const Parsed& p)
     }
 }
 
+// Releases the world's predictive manifolds and removes its pairs (with their algorithms and manifolds).
+void dropContacts(btDiscreteDynamicsWorld& world)
+{
+    btHashedOverlappingPairCache& cache = *pairCacheOf(world);
+    btDispatcher& dispatcher = *world.getDispatcher();
+    btAlignedObjectArray<btPersistentManifold*>& predictive = WorldAccess::predictive(world);
+    for (int i = 0; i < predictive.size(); ++i)
+        dispatcher.releaseManifold(predictive[i]);
+    predictive.clear();
+    while (cache.getNumOverlappingPairs() > 0)
+    {
+        const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
+        cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
+    }
+}
+
+void restorePairs(BinaryReader& r, btDiscreteDynamicsWorld& world, const Parsed& p);
+
 } // namespace
 
 void writeWorldContacts(BinaryWriter& w, btDiscreteDynamicsWorld& world, const CollisionObjectKey& key,
@@ -659,20 +677,10 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
 {
     const Parsed p = parse(r, world, key);
     btDbvtBroadphase& broadphase = *dbvtOf(world);
-    btHashedOverlappingPairCache& cache = *pairCacheOf(world);
     btDispatcher& dispatcher = *world.getDispatcher();
 
-    // The world's own predictive manifolds go, then the pairs, while the proxies still have the ids
-    // the cache hashed them by.
-    btAlignedObjectArray<btPersistentManifold*>& ownPredictive = WorldAccess::predictive(world);
-    for (int i = 0; i < ownPredictive.size(); ++i)
-        dispatcher.releaseManifold(ownPredictive[i]);
-    ownPredictive.clear();
-    while (cache.getNumOverlappingPairs() > 0)
-    {
-        const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
-        cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
-    }
+    // The world's own contacts go first, while the proxies still have the ids the cache hashed them by.
+    dropContacts(world);
     if (dispatcher.getNumManifolds() != 0)
         r.fail("the world holds contact manifolds that belong to no overlapping pair");
 
@@ -729,7 +737,26 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
     for (std::size_t j = 0; j < p.moving.size(); ++j)
         moving[int(j)] = btRigidBody::upcast(p.objects[p.moving[j]]);
 
-    // The pairs in their saved order, then their algorithms and manifolds.
+    // The pairs in their saved order, then their algorithms and manifolds. What only Bullet can refuse
+    // (an algorithm that makes other manifolds than the save's) leaves the world without contacts.
+    try
+    {
+        restorePairs(r, world, p);
+    }
+    catch (...)
+    {
+        dropContacts(world);
+        throw;
+    }
+}
+
+namespace
+{
+
+void restorePairs(BinaryReader& r, btDiscreteDynamicsWorld& world, const Parsed& p)
+{
+    btHashedOverlappingPairCache& cache = *pairCacheOf(world);
+    btDispatcher& dispatcher = *world.getDispatcher();
     for (const SavedPair& pair : p.pairs)
         cache.addOverlappingPair(proxyOf(*p.objects[pair.object0]), proxyOf(*p.objects[pair.object1]));
     std::vector<std::vector<btPersistentManifold*>> made(p.pairs.size());
@@ -772,8 +799,8 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
             r.fail("the world's dispatcher has no collision algorithm for a saved pair");
         if (bool(shatter) != bool(saved.shatter))
             r.fail("a saved pair's collision algorithm is not the one the world's dispatcher makes for it");
-        if (shatter)
-            shatter->restoreState(p.pairStates[shatterPair++], a, c);
+        if (shatter && !shatter->restoreState(p.pairStates[shatterPair++], a, c))
+            r.fail("a pair's contact budget is outside the collision settings' range");
         btManifoldArray list;
         pair.m_algorithm->getAllContactManifolds(list);
         if (list.size() != saved.manifolds)
@@ -812,11 +839,18 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
     }
 }
 
+} // namespace
+
+std::vector<std::byte> worldContactsFileBytes(std::span<const std::byte> payload)
+{
+    return framedFileBytes(kWorldContactsFile, payload);
+}
+
 std::vector<std::byte> saveWorldContacts(btDiscreteDynamicsWorld& world, const CollisionObjectKey& key)
 {
     BinaryWriter w;
     writeWorldContacts(w, world, key, "saveWorldContacts");
-    return framedFileBytes(kWorldContactsFile, w.bytes());
+    return worldContactsFileBytes(w.bytes());
 }
 
 void restoreWorldContacts(btDiscreteDynamicsWorld& world, std::span<const std::byte> bytes,

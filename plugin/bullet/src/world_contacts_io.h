@@ -29,4 +29,7 @@ void writeWorldContacts(BinaryWriter& writer, btDiscreteDynamicsWorld& world, co
 /// replaced). Everything read is checked before the world changes; a failure is the reader's error.
 void readWorldContacts(BinaryReader& reader, btDiscreteDynamicsWorld& world, const CollisionObjectKey& key);
 
+/// A world contacts file around `payload` (the fuzz harness frames its mutations with it).
+std::vector<std::byte> worldContactsFileBytes(std::span<const std::byte> payload);
+
 } // namespace shatter
