@@ -8,6 +8,7 @@
 //  - latencySteps = 0 with workers = 0 and 1 is the synchronous system: the same run, every event in its
 //    impact step;
 //  - with latency L every event reports L, and shatter_run's columns carry the job timings.
+#include "../support/test_env.h"
 #include "shatter/scenes/scene_world.h"
 
 #include <gtest/gtest.h>
@@ -24,12 +25,7 @@ namespace shatter::scenes
 namespace
 {
 
-// SHATTER_LONG_TESTS=1: the whole scenes (the convention of the unit tests' test_env.h).
-bool longTests()
-{
-    const char* value = std::getenv("SHATTER_LONG_TESTS");
-    return value != nullptr && std::string_view(value) != "" && std::string_view(value) != "0";
-}
+using test::longTests; // SHATTER_LONG_TESTS=1: the whole scenes
 
 struct SceneRun
 {

@@ -1,7 +1,9 @@
 // SceneWorld::save / restore: a fracturing scene saved mid-run and restored into a fresh SceneWorld
 // continues bit for bit — the next 200 steps give the same state hash and the same fracture events as
-// the run that was never interrupted — and a bad save is a clear error that leaves the world empty.
+// the run that was never interrupted — and a bad save is a clear error: a file that is not a save
+// leaves the world as it was, a save that does not fit leaves it without objects.
 #include "../support/resealed.h"
+#include "../support/test_env.h"
 #include "binary_io.h"
 #include "shatter/error.h"
 #include "shatter/fracture_system.h"
@@ -13,13 +15,11 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace shatter::scenes
@@ -49,29 +49,46 @@ Continuation continueRun(SceneWorld& world, int steps)
     return c;
 }
 
-// Runs `scene` until `after` steps past its first fracture event (so the save holds broken objects,
-// their fragments in contact and, with a latency, possibly a pending job), saves, and checks that a
-// fresh world restored from the save continues exactly as the original does.
-void expectSameContinuation(const std::string& sceneName, const RunSettings& options, int after,
-                            bool mustBreak = true, int continuation = kContinuation, int saveBy = 1 << 30)
+// Where a run is saved and how far it goes on.
+struct SavePoint
+{
+    int afterFirstBreak = 5;     ///< steps past the first step with a fracture event
+    bool mustBreak = true;       ///< fail if nothing breaks; false: save by saveBy anyway
+    bool withPendingJob = false; ///< and then on until a fracture job is pending
+    int saveBy = 1 << 30;        ///< save at this step at the latest
+    int continuation = kContinuation;
+};
+
+// Runs `scene` to the save point (so the save holds broken objects, their fragments in contact and, if
+// asked, a pending job), saves, and checks that a fresh world restored from the save continues exactly
+// as the original does.
+void expectSameContinuation(const std::string& sceneName, const RunSettings& options, const SavePoint& at)
 {
     const Scene scene = loadScene(builtInScenePath(sceneName));
     SceneWorld original(scene, options);
     int firstEvent = -1;
     const int limit = int(scene.duration / scene.timeStep);
-    for (int i = 0; i < limit && (firstEvent < 0 || i < firstEvent + after) && (mustBreak || i < saveBy); ++i)
+    auto reached = [&](int i)
+    {
+        if (i >= at.saveBy && !at.mustBreak)
+            return true;
+        return firstEvent >= 0 && i >= firstEvent + at.afterFirstBreak &&
+               (!at.withPendingJob || original.fracture().lastStepStats().pendingJobs > 0);
+    };
+    for (int i = 0; i < limit && !reached(i); ++i)
         if (original.step().fractureEvents > 0 && firstEvent < 0)
             firstEvent = i;
-    if (mustBreak)
+    if (at.mustBreak)
     {
         ASSERT_GE(firstEvent, 0) << sceneName << " breaks nothing in its duration";
+        ASSERT_GT(original.fracture().totalEvents(), 0u);
+    }
+    if (at.withPendingJob)
+    {
+        ASSERT_GT(original.fracture().lastStepStats().pendingJobs, 0) << "no fracture job was pending";
     }
     const std::vector<std::byte> bytes = original.save();
     const int savedAt = original.stepCount();
-    if (mustBreak)
-    {
-        ASSERT_GT(original.fracture().totalEvents(), 0u);
-    }
 
     SceneWorld restored(scene, options);
     restored.restore(bytes, "test save");
@@ -83,25 +100,40 @@ void expectSameContinuation(const std::string& sceneName, const RunSettings& opt
     // What the restored world would save is what it was restored from, byte for byte.
     EXPECT_TRUE(restored.save() == bytes);
 
-    const Continuation a = continueRun(original, continuation);
-    const Continuation b = continueRun(restored, continuation);
+    const Continuation a = continueRun(original, at.continuation);
+    const Continuation b = continueRun(restored, at.continuation);
     EXPECT_EQ(a.events, b.events);
     EXPECT_EQ(a.contacts, b.contacts);
     EXPECT_EQ(a.hash, b.hash) << sceneName << " saved at step " << savedAt;
 }
 
+// The message of the error restoring `bytes` into `world` throws (empty, and a failure, if none).
+std::string restoreError(SceneWorld& world, const std::vector<std::byte>& bytes, const std::string& source)
+{
+    try
+    {
+        world.restore(bytes, source);
+    }
+    catch (const Error& e)
+    {
+        return e.what();
+    }
+    ADD_FAILURE() << "restored a bad save (" << source << ")";
+    return {};
+}
+
 TEST(SceneSave, PlatesContinueBitForBitAfterARestore)
 {
-    expectSameContinuation("plates", {}, 5);
+    expectSameContinuation("plates", {}, SavePoint{});
 }
 
 TEST(SceneSave, APendingFractureJobContinuesAfterARestore)
 {
-    // Saved one step after the first impact that breaks, with a latency of 2: its job is pending.
+    // Saved after the first break, at a step where a fracture job is pending (latency 2).
     RunSettings options;
     options.workers = 1;
     options.latencySteps = 2;
-    expectSameContinuation("plates", options, 1);
+    expectSameContinuation("plates", options, SavePoint{.afterFirstBreak = 1, .withPendingJob = true});
 }
 
 // Bullet's own algorithms (the baselines' convex hulls and GImpact meshes, balls on the ground) keep
@@ -109,8 +141,7 @@ TEST(SceneSave, APendingFractureJobContinuesAfterARestore)
 // SHATTER_LONG_TESTS=1: every shipped scene saved at its first break (or half way), 200 steps on.
 TEST(SceneSave, EveryCollisionModeContinuesBitForBit)
 {
-    const char* value = std::getenv("SHATTER_LONG_TESTS");
-    const bool full = value != nullptr && std::string_view(value) != "" && std::string_view(value) != "0";
+    const bool full = test::longTests();
     const std::vector<std::string> scenes = full ? builtInSceneNames() : std::vector<std::string>{"bricks"};
     for (const std::string& name : scenes)
         for (const char* collision : {"shatter", "hull", "gimpact"})
@@ -120,7 +151,11 @@ TEST(SceneSave, EveryCollisionModeContinuesBitForBit)
             options.collision = *parseCollision(collision);
             const Scene scene = loadScene(builtInScenePath(name));
             const int half = int(scene.duration / scene.timeStep) / 2;
-            expectSameContinuation(name, options, 10, false, full ? kContinuation : 40, full ? half : 60);
+            expectSameContinuation(name, options,
+                                   SavePoint{.afterFirstBreak = 10,
+                                             .mustBreak = false,
+                                             .saveBy = full ? half : 60,
+                                             .continuation = full ? kContinuation : 40});
         }
 }
 
@@ -163,31 +198,17 @@ TEST(SceneSave, BadSavesAreClearErrors)
          {std::vector<std::byte>(bytes.begin(), bytes.begin() + std::ptrdiff_t(bytes.size() / 2)), bytes})
     {
         bad[bad.size() - 3] ^= std::byte{0x10};
-        try
-        {
-            untouched.restore(bad, "bad.save");
-            ADD_FAILURE() << "restored a corrupt save";
-        }
-        catch (const Error& e)
-        {
-            EXPECT_NE(std::string(e.what()).find("bad.save"), std::string::npos) << e.what();
-        }
+        const std::string error = restoreError(untouched, bad, "bad.save");
+        EXPECT_NE(error.find("bad.save"), std::string::npos) << error;
         EXPECT_EQ(untouched.stateHash(), before);
         EXPECT_EQ(untouched.world().getNumCollisionObjects(), objects);
     }
 
     // A save of another scene: refused naming both, the world left without objects or balls.
     SceneWorld bricks(loadScene(builtInScenePath("bricks")));
-    try
-    {
-        bricks.restore(bytes, "plates.save");
-        ADD_FAILURE() << "a bricks world restored a plates save";
-    }
-    catch (const Error& e)
-    {
-        EXPECT_NE(std::string(e.what()).find("plates"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("bricks"), std::string::npos) << e.what();
-    }
+    const std::string error = restoreError(bricks, bytes, "plates.save");
+    EXPECT_NE(error.find("plates"), std::string::npos) << error;
+    EXPECT_NE(error.find("bricks"), std::string::npos) << error;
     EXPECT_TRUE(bricks.fracture().objects().empty());
 
     // Other run settings are refused too.

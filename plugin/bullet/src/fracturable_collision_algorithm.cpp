@@ -775,10 +775,7 @@ void FracturableCollisionAlgorithm::writeState(BinaryWriter& w) const
     w.value(m_budget);
     w.value(m_breakingThreshold);
     w.value(std::array<Real, 3>{m_pairNormal.x(), m_pairNormal.y(), m_pairNormal.z()});
-    std::vector<std::array<std::uint32_t, 2>> routes;
-    for (const Route& r : m_routes)
-        routes.push_back({r.key, r.slot});
-    w.array(routes);
+    w.array(m_routes);
 }
 
 FracturableCollisionAlgorithm::SavedState FracturableCollisionAlgorithm::readState(BinaryReader& r,
@@ -789,13 +786,16 @@ FracturableCollisionAlgorithm::SavedState FracturableCollisionAlgorithm::readSta
     s.breakingThreshold = r.value<btScalar>();
     const auto normal = r.value<std::array<Real, 3>>();
     s.pairNormal = Vec3(normal[0], normal[1], normal[2]);
-    s.routes = r.array<std::array<std::uint32_t, 2>>();
+    s.routes = r.array<Route>();
     s.manifolds = manifolds;
-    if (!s.pairNormal.allFinite() ||
+    // The pair normal is a unit vector, or zero before the pair's first contact.
+    const Real length = s.pairNormal.norm();
+    if (!(length == 0 || std::abs(length - 1) < Real(1e-3)) ||
         !(s.breakingThreshold >= 0 && std::isfinite(double(s.breakingThreshold))))
-        r.fail("a pair's contact state is not finite");
+        r.fail("a pair's contact state is not finite or its normal is not a unit vector");
     for (std::size_t i = 0; i < s.routes.size(); ++i)
-        if (s.routes[i][1] >= std::uint32_t(manifolds) || (i > 0 && !(s.routes[i - 1][0] < s.routes[i][0])))
+        if (s.routes[i].slot >= std::uint32_t(manifolds) ||
+            (i > 0 && !(s.routes[i - 1].key < s.routes[i].key)))
             r.fail("a pair's contact routes are out of order or name a manifold it does not have");
     return s;
 }
@@ -810,9 +810,7 @@ bool FracturableCollisionAlgorithm::restoreState(const SavedState& s, const btCo
     m_budget = s.budget;
     m_breakingThreshold = s.breakingThreshold;
     m_pairNormal = s.pairNormal;
-    m_routes.clear();
-    for (const auto& [key, slot] : s.routes)
-        m_routes.push_back({key, slot});
+    m_routes = s.routes;
     for (std::int32_t i = 0; i < s.manifolds; ++i)
         m_manifolds.push_back(m_dispatcher->getNewManifold(body0, body1));
     return true;

@@ -12,7 +12,6 @@
 #include <BulletCollision/CollisionDispatch/btCollisionCreateFunc.h>
 #include <LinearMath/btAlignedObjectArray.h>
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -99,13 +98,22 @@ public:
     /// The pair's current budget m (TVCG §5.2).
     Index contactBudget() const { return m_budget; }
 
+private:
+    /// Where each contact went last step: key = point id · 2 + owner side, slot = manifold index.
+    struct Route
+    {
+        std::uint32_t key;
+        std::uint32_t slot;
+    };
+
+public:
     /// What a pair carries between steps besides its manifolds' points (world saves).
     struct SavedState
     {
         Index budget = 0;
         btScalar breakingThreshold = 0;
         Vec3 pairNormal = Vec3::Zero();
-        std::vector<std::array<std::uint32_t, 2>> routes; // key, manifold slot; keys increasing
+        std::vector<Route> routes; // keys increasing
         std::int32_t manifolds = 0;
     };
     /// Appends the pair's state to `writer` (its manifolds are the caller's).
@@ -138,13 +146,6 @@ private:
                  const btDispatcherInfo& dispatchInfo, btManifoldResult* resultOut);
     /// Counts and reports a failure of collide(), and leaves the pair without contacts.
     void fail(const char* message) noexcept;
-
-    /// Where each contact went last step: key = point id · 2 + owner side, slot = manifold index.
-    struct Route
-    {
-        std::uint32_t key;
-        std::uint32_t slot;
-    };
 
     const Route* findRoute(std::uint32_t key) const;
     /// Adaptive: drops tunnelled and ambiguous-edge contacts and updates m_pairNormal (see the .cpp).

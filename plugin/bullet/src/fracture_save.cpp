@@ -5,7 +5,6 @@
 // bit as they were, and apply's own checks validate every event against the state it meets.
 #include "asset_data.h"
 #include "binary_io.h"
-#include "bullet_convert.h"
 #include "fracture_result_io.h"
 #include "fracture_system_impl.h"
 #include "rigid_body_io.h"

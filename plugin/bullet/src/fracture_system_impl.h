@@ -2,6 +2,7 @@
 // fracture_system.cpp (objects, steps, events) and fracture_save.cpp (save and restore). Not installed.
 #pragma once
 
+#include "bullet_convert.h"
 #include "fracture_jobs.h"
 #include "fracture_system_internal.h"
 #include "fragment_body.h"

@@ -1,6 +1,21 @@
+// saveWorldContacts / restoreWorldContacts (collision.h): what a Bullet world carries from one step to
+// the next besides its bodies' motion — the broad phase (each proxy's id, fat box and stage, the two
+// trees' shapes, the pair array in its order), every pair's collision algorithm with its contact
+// manifolds (warm-start impulses, lifetimes), the continuous collision's predictive manifolds, the time
+// stepSimulation has not stepped, and the order of the manifolds, bodies and moving bodies the solver
+// and the integration walk. Restoring all of it continues a run bit for bit; restoring only the bodies
+// does not (the solver's order and warm start differ). Why each part matters: docs/architecture.md,
+// "World contacts".
+//
+// Needs the stock btDbvtBroadphase with a btHashedOverlappingPairCache (Bullet's defaults); pairs with
+// Shatter's FracturableCollisionAlgorithm keep their own state, Bullet's algorithms are rebuilt from
+// the manifolds (their other state is per call). Constraints, actions, soft bodies and user data on
+// contacts (m_userPersistentData) are not saved.
 #include "world_contacts_io.h"
 
+#include "binary_io.h"
 #include "fracturable_collision_algorithm.h"
+#include "shatter/collision.h"
 
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
@@ -9,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -97,7 +113,7 @@ struct SavedManifold
     btScalar breakingThreshold = 0, processingThreshold = 0;
     std::int32_t companionA = 0, companionB = 0;
     std::uint32_t swapped = 0; // body 0 is the pair's object 1
-    std::uint32_t points = 0;
+    std::uint32_t reserved = 0;
 };
 static_assert(sizeof(SavedManifold) == 2 * sizeof(btScalar) + 16, "SavedManifold has no padding");
 
@@ -142,64 +158,52 @@ bool validBox(const btScalar* box)
     return true;
 }
 
+// Every field of a btManifoldPoint but its user data, in SavedPoint's order.
+constexpr btVector3 btManifoldPoint::*kPointVectors[7] = {
+    &btManifoldPoint::m_localPointA,        &btManifoldPoint::m_localPointB,
+    &btManifoldPoint::m_positionWorldOnB,   &btManifoldPoint::m_positionWorldOnA,
+    &btManifoldPoint::m_normalWorldOnB,     &btManifoldPoint::m_lateralFrictionDir1,
+    &btManifoldPoint::m_lateralFrictionDir2};
+constexpr btScalar btManifoldPoint::*kPointScalars[14] = {&btManifoldPoint::m_distance1,
+                                                          &btManifoldPoint::m_combinedFriction,
+                                                          &btManifoldPoint::m_combinedRollingFriction,
+                                                          &btManifoldPoint::m_combinedSpinningFriction,
+                                                          &btManifoldPoint::m_combinedRestitution,
+                                                          &btManifoldPoint::m_appliedImpulse,
+                                                          &btManifoldPoint::m_prevRHS,
+                                                          &btManifoldPoint::m_appliedImpulseLateral1,
+                                                          &btManifoldPoint::m_appliedImpulseLateral2,
+                                                          &btManifoldPoint::m_contactMotion1,
+                                                          &btManifoldPoint::m_contactMotion2,
+                                                          &btManifoldPoint::m_contactCFM,
+                                                          &btManifoldPoint::m_contactERP,
+                                                          &btManifoldPoint::m_frictionCFM};
+constexpr int btManifoldPoint::*kPointInts[6] = {
+    &btManifoldPoint::m_partId0, &btManifoldPoint::m_partId1,           &btManifoldPoint::m_index0,
+    &btManifoldPoint::m_index1,  &btManifoldPoint::m_contactPointFlags, &btManifoldPoint::m_lifeTime};
+
 SavedPoint savePoint(const btManifoldPoint& p)
 {
     SavedPoint s;
-    const btVector3* vectors[7] = {&p.m_localPointA,        &p.m_localPointB,    &p.m_positionWorldOnB,
-                                   &p.m_positionWorldOnA,   &p.m_normalWorldOnB, &p.m_lateralFrictionDir1,
-                                   &p.m_lateralFrictionDir2};
     for (int v = 0; v < 7; ++v)
         for (int k = 0; k < 3; ++k)
-            s.vectors[3 * v + k] = (*vectors[v])[k];
-    const btScalar scalars[14] = {p.m_distance1,
-                                  p.m_combinedFriction,
-                                  p.m_combinedRollingFriction,
-                                  p.m_combinedSpinningFriction,
-                                  p.m_combinedRestitution,
-                                  p.m_appliedImpulse,
-                                  p.m_prevRHS,
-                                  p.m_appliedImpulseLateral1,
-                                  p.m_appliedImpulseLateral2,
-                                  p.m_contactMotion1,
-                                  p.m_contactMotion2,
-                                  p.m_contactCFM,
-                                  p.m_contactERP,
-                                  p.m_frictionCFM};
-    std::copy(scalars, scalars + 14, s.scalars);
-    const std::int32_t ints[6] = {p.m_partId0, p.m_partId1,           p.m_index0,
-                                  p.m_index1,  p.m_contactPointFlags, p.m_lifeTime};
-    std::copy(ints, ints + 6, s.ints);
+            s.vectors[3 * v + k] = (p.*kPointVectors[v])[k];
+    for (int k = 0; k < 14; ++k)
+        s.scalars[k] = p.*kPointScalars[k];
+    for (int k = 0; k < 6; ++k)
+        s.ints[k] = p.*kPointInts[k];
     return s;
 }
 
 btManifoldPoint restorePoint(const SavedPoint& s)
 {
     btManifoldPoint p;
-    btVector3* vectors[7] = {&p.m_localPointA,        &p.m_localPointB,    &p.m_positionWorldOnB,
-                             &p.m_positionWorldOnA,   &p.m_normalWorldOnB, &p.m_lateralFrictionDir1,
-                             &p.m_lateralFrictionDir2};
     for (int v = 0; v < 7; ++v)
-        *vectors[v] = btVector3(s.vectors[3 * v], s.vectors[3 * v + 1], s.vectors[3 * v + 2]);
-    btScalar* scalars[14] = {&p.m_distance1,
-                             &p.m_combinedFriction,
-                             &p.m_combinedRollingFriction,
-                             &p.m_combinedSpinningFriction,
-                             &p.m_combinedRestitution,
-                             &p.m_appliedImpulse,
-                             &p.m_prevRHS,
-                             &p.m_appliedImpulseLateral1,
-                             &p.m_appliedImpulseLateral2,
-                             &p.m_contactMotion1,
-                             &p.m_contactMotion2,
-                             &p.m_contactCFM,
-                             &p.m_contactERP,
-                             &p.m_frictionCFM};
+        p.*kPointVectors[v] = btVector3(s.vectors[3 * v], s.vectors[3 * v + 1], s.vectors[3 * v + 2]);
     for (int k = 0; k < 14; ++k)
-        *scalars[k] = s.scalars[k];
-    int* ints[6] = {&p.m_partId0, &p.m_partId1,           &p.m_index0,
-                    &p.m_index1,  &p.m_contactPointFlags, &p.m_lifeTime};
+        p.*kPointScalars[k] = s.scalars[k];
     for (int k = 0; k < 6; ++k)
-        *ints[k] = s.ints[k];
+        p.*kPointInts[k] = s.ints[k];
     p.m_userPersistentData = nullptr;
     return p;
 }
@@ -248,6 +252,27 @@ void writeTree(BinaryWriter& w, const btDbvt& tree,
     w.array(nodes);
 }
 
+// A manifold as read: its record and points.
+struct ParsedManifold
+{
+    SavedManifold record;
+    std::vector<SavedPoint> points;
+};
+
+// An overlapping pair as read: its record, its Shatter algorithm's state, its manifolds.
+struct ParsedPair
+{
+    SavedPair record;
+    std::optional<FracturableCollisionAlgorithm::SavedState> state; // when record.shatter
+    std::vector<ParsedManifold> manifolds;
+};
+
+struct ParsedPredictive
+{
+    SavedPredictive bodies;
+    ParsedManifold manifold;
+};
+
 // What readWorldContacts parsed, checked, before it changes the world.
 struct Parsed
 {
@@ -259,14 +284,9 @@ struct Parsed
     SavedTree trees[2];
     std::vector<SavedNode> nodes[2];
     std::vector<std::uint32_t> stages[kStages];
-    std::vector<SavedPair> pairs;
-    std::vector<FracturableCollisionAlgorithm::SavedState> pairStates; // per pair with shatter = 1
-    std::vector<std::vector<SavedManifold>> manifolds;                 // per pair
-    std::vector<std::vector<std::vector<SavedPoint>>> points;          // per pair and manifold
-    std::vector<SavedPredictive> predictive;                           // the world's, in its order
-    std::vector<SavedManifold> predictiveManifolds;
-    std::vector<std::vector<SavedPoint>> predictivePoints;
-    std::vector<ManifoldSlot> order; // the dispatcher's manifold array
+    std::vector<ParsedPair> pairs;            // in the cache's order
+    std::vector<ParsedPredictive> predictive; // the world's, in its order
+    std::vector<ManifoldSlot> order;          // the dispatcher's manifold array
 };
 
 // Reads a tree in preorder and checks its shape: every internal node has two children and the array
@@ -303,22 +323,20 @@ void readTree(BinaryReader& r, Parsed& p, int k, std::vector<int>& treeOf)
         r.fail("a broadphase tree's leaf count does not match its nodes");
 }
 
-void readManifold(BinaryReader& r, std::vector<SavedManifold>& manifolds,
-                  std::vector<std::vector<SavedPoint>>& points)
+ParsedManifold readManifold(BinaryReader& r)
 {
-    manifolds.push_back(r.value<SavedManifold>());
-    points.push_back(r.array<SavedPoint>(MANIFOLD_CACHE_SIZE));
-    const SavedManifold& s = manifolds.back();
-    if (s.points != points.back().size() || s.swapped > 1 ||
-        !(s.breakingThreshold >= 0 && std::isfinite(double(s.breakingThreshold))) ||
+    ParsedManifold m{r.value<SavedManifold>(), r.array<SavedPoint>(MANIFOLD_CACHE_SIZE)};
+    const SavedManifold& s = m.record;
+    if (s.swapped > 1 || !(s.breakingThreshold >= 0 && std::isfinite(double(s.breakingThreshold))) ||
         !std::isfinite(double(s.processingThreshold)))
         r.fail("a contact manifold's record is out of range");
-    for (const SavedPoint& point : points.back())
+    for (const SavedPoint& point : m.points)
         if (!std::all_of(point.vectors, point.vectors + 21,
                          [](btScalar v) { return std::isfinite(double(v)); }) ||
             !std::all_of(point.scalars, point.scalars + 14,
                          [](btScalar v) { return std::isfinite(double(v)); }))
             r.fail("a contact point is not finite");
+    return m;
 }
 
 void writeManifold(BinaryWriter& w, const btPersistentManifold& manifold, bool swapped)
@@ -329,7 +347,6 @@ void writeManifold(BinaryWriter& w, const btPersistentManifold& manifold, bool s
     saved.companionA = manifold.m_companionIdA;
     saved.companionB = manifold.m_companionIdB;
     saved.swapped = swapped;
-    saved.points = std::uint32_t(manifold.getNumContacts());
     std::vector<SavedPoint> points;
     for (int k = 0; k < manifold.getNumContacts(); ++k)
         points.push_back(savePoint(manifold.getContactPoint(k)));
@@ -338,15 +355,15 @@ void writeManifold(BinaryWriter& w, const btPersistentManifold& manifold, bool s
 }
 
 // The inverse of writeManifold on a manifold of the same bodies.
-void restoreManifold(btPersistentManifold& manifold, const SavedManifold& s,
-                     const std::vector<SavedPoint>& points)
+void restoreManifold(btPersistentManifold& manifold, const ParsedManifold& saved)
 {
+    const SavedManifold& s = saved.record;
     manifold.clearManifold();
     manifold.setContactBreakingThreshold(s.breakingThreshold);
     manifold.setContactProcessingThreshold(s.processingThreshold);
     manifold.m_companionIdA = s.companionA;
     manifold.m_companionIdB = s.companionB;
-    for (const SavedPoint& point : points)
+    for (const SavedPoint& point : saved.points)
         manifold.addManifoldPoint(restorePoint(point), true);
 }
 
@@ -442,11 +459,11 @@ Parsed parse(BinaryReader& r, btDiscreteDynamicsWorld& world, const CollisionObj
         r.fail("a broadphase proxy is in no stage list");
 
     // The pairs, their algorithms and manifolds.
-    p.pairs = r.array<SavedPair>(keys.size() * keys.size());
+    const std::vector<SavedPair> pairs = r.array<SavedPair>(keys.size() * keys.size());
     btHashedOverlappingPairCache& cache = *pairCacheOf(world);
     std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
     std::size_t manifoldCount = 0;
-    for (const SavedPair& pair : p.pairs)
+    for (const SavedPair& pair : pairs)
     {
         if (pair.object0 >= keys.size() || pair.object1 >= keys.size() || pair.object0 == pair.object1 ||
             !(p.proxies[pair.object0].uniqueId < p.proxies[pair.object1].uniqueId) ||
@@ -458,33 +475,33 @@ Parsed parse(BinaryReader& r, btDiscreteDynamicsWorld& world, const CollisionObj
         if (pair.manifolds < kNoAlgorithm || pair.manifolds > kMaxManifoldsPerPair || pair.shatter > 1 ||
             (pair.shatter && pair.manifolds < 0))
             r.fail("an overlapping pair's algorithm record is out of range");
-        std::vector<SavedManifold> manifolds;
-        std::vector<std::vector<SavedPoint>> points;
+        ParsedPair& parsed = p.pairs.emplace_back(ParsedPair{pair, std::nullopt, {}});
         if (pair.shatter)
-            p.pairStates.push_back(FracturableCollisionAlgorithm::readState(r, pair.manifolds));
+            parsed.state = FracturableCollisionAlgorithm::readState(r, pair.manifolds);
         for (std::int32_t m = 0; m < pair.manifolds; ++m)
-            readManifold(r, manifolds, points);
-        manifoldCount += manifolds.size();
-        p.manifolds.push_back(std::move(manifolds));
-        p.points.push_back(std::move(points));
+            parsed.manifolds.push_back(readManifold(r));
+        manifoldCount += parsed.manifolds.size();
     }
-    p.predictive = r.array<SavedPredictive>(keys.size());
-    for (const SavedPredictive& m : p.predictive)
+    for (const SavedPredictive& bodies : r.array<SavedPredictive>(keys.size()))
     {
-        if (m.object0 >= keys.size() || m.object1 >= keys.size())
+        if (bodies.object0 >= keys.size() || bodies.object1 >= keys.size())
             r.fail("a predictive contact manifold names no object");
-        readManifold(r, p.predictiveManifolds, p.predictivePoints);
+        p.predictive.push_back({bodies, readManifold(r)});
     }
     manifoldCount += p.predictive.size();
     p.order = r.array<ManifoldSlot>(manifoldCount);
     std::set<std::pair<std::uint32_t, std::uint32_t>> placed;
     for (const ManifoldSlot& m : p.order)
-        if ((m.pair == kPredictivePair ? m.slot >= p.predictive.size()
-                                       : m.pair >= p.pairs.size() || m.slot >= p.manifolds[m.pair].size()) ||
+        if ((m.pair == kPredictivePair
+                 ? m.slot >= p.predictive.size()
+                 : m.pair >= p.pairs.size() || m.slot >= p.pairs[m.pair].manifolds.size()) ||
             !placed.emplace(m.pair, m.slot).second)
             r.fail("the manifold order names a manifold twice or none");
     if (p.order.size() != manifoldCount)
         r.fail("the manifold order does not list every manifold");
+    // Nothing may follow: a save with bytes after its end is refused before the world changes.
+    if (r.remaining() != 0)
+        r.fail(std::to_string(r.remaining()) + " bytes after the end of the world contacts");
     return p;
 }
 
@@ -546,8 +563,7 @@ void dropContacts(btDiscreteDynamicsWorld& world)
 
 void restorePairs(BinaryReader& r, btDiscreteDynamicsWorld& world, const Parsed& p);
 
-} // namespace
-
+// saveWorldContacts without the framing (see collision.h); throws shatter::Error naming `source`.
 void writeWorldContacts(BinaryWriter& w, btDiscreteDynamicsWorld& world, const CollisionObjectKey& key,
                         const std::string& source)
 {
@@ -673,6 +689,8 @@ void writeWorldContacts(BinaryWriter& w, btDiscreteDynamicsWorld& world, const C
     w.array(order);
 }
 
+// restoreWorldContacts without the framing: everything is read and checked (parse) before the world
+// changes.
 void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const CollisionObjectKey& key)
 {
     const Parsed p = parse(r, world, key);
@@ -750,20 +768,17 @@ void readWorldContacts(BinaryReader& r, btDiscreteDynamicsWorld& world, const Co
     }
 }
 
-namespace
-{
-
 void restorePairs(BinaryReader& r, btDiscreteDynamicsWorld& world, const Parsed& p)
 {
     btHashedOverlappingPairCache& cache = *pairCacheOf(world);
     btDispatcher& dispatcher = *world.getDispatcher();
-    for (const SavedPair& pair : p.pairs)
-        cache.addOverlappingPair(proxyOf(*p.objects[pair.object0]), proxyOf(*p.objects[pair.object1]));
+    for (const ParsedPair& pair : p.pairs)
+        cache.addOverlappingPair(proxyOf(*p.objects[pair.record.object0]),
+                                 proxyOf(*p.objects[pair.record.object1]));
     std::vector<std::vector<btPersistentManifold*>> made(p.pairs.size());
-    std::size_t shatterPair = 0;
     for (std::size_t i = 0; i < p.pairs.size(); ++i)
     {
-        const SavedPair& saved = p.pairs[i];
+        const SavedPair& saved = p.pairs[i].record;
         if (saved.manifolds == kNoAlgorithm)
             continue;
         btBroadphasePair& pair = cache.getOverlappingPairArray()[int(i)];
@@ -792,14 +807,14 @@ void restorePairs(BinaryReader& r, btDiscreteDynamicsWorld& world, const Parsed&
         if (auto* gimpact = dynamic_cast<btGImpactCollisionAlgorithm*>(pair.m_algorithm);
             gimpact && saved.manifolds == 1 && !GImpactAccess::manifold(*gimpact))
         {
-            const bool swapped = p.manifolds[i][0].swapped != 0;
+            const bool swapped = p.pairs[i].manifolds[0].record.swapped != 0;
             GImpactAccess::manifold(*gimpact) = dispatcher.getNewManifold(swapped ? c : a, swapped ? a : c);
         }
         if (!pair.m_algorithm)
             r.fail("the world's dispatcher has no collision algorithm for a saved pair");
         if (bool(shatter) != bool(saved.shatter))
             r.fail("a saved pair's collision algorithm is not the one the world's dispatcher makes for it");
-        if (shatter && !shatter->restoreState(p.pairStates[shatterPair++], a, c))
+        if (shatter && !shatter->restoreState(*p.pairs[i].state, a, c))
             r.fail("a pair's contact budget is outside the collision settings' range");
         btManifoldArray list;
         pair.m_algorithm->getAllContactManifolds(list);
@@ -809,19 +824,19 @@ void restorePairs(BinaryReader& r, btDiscreteDynamicsWorld& world, const Parsed&
         for (int m = 0; m < list.size(); ++m)
         {
             btPersistentManifold& manifold = *list[m];
-            const SavedManifold& s = p.manifolds[i][std::size_t(m)];
-            if ((manifold.getBody0() != a) != (s.swapped != 0))
+            const ParsedManifold& s = p.pairs[i].manifolds[std::size_t(m)];
+            if ((manifold.getBody0() != a) != (s.record.swapped != 0))
                 r.fail("a saved contact manifold has its bodies the other way round");
-            restoreManifold(manifold, s, p.points[i][std::size_t(m)]);
+            restoreManifold(manifold, s);
             made[i].push_back(&manifold);
         }
     }
     std::vector<btPersistentManifold*> predictive;
-    for (std::size_t i = 0; i < p.predictive.size(); ++i)
+    for (const ParsedPredictive& saved : p.predictive)
     {
         btPersistentManifold* manifold =
-            dispatcher.getNewManifold(p.objects[p.predictive[i].object0], p.objects[p.predictive[i].object1]);
-        restoreManifold(*manifold, p.predictiveManifolds[i], p.predictivePoints[i]);
+            dispatcher.getNewManifold(p.objects[saved.bodies.object0], p.objects[saved.bodies.object1]);
+        restoreManifold(*manifold, saved.manifold);
         predictive.push_back(manifold);
         WorldAccess::predictive(world).push_back(manifold);
     }
@@ -858,8 +873,6 @@ void restoreWorldContacts(btDiscreteDynamicsWorld& world, std::span<const std::b
 {
     BinaryReader r(framedPayload(bytes, kWorldContactsFile, source), source);
     readWorldContacts(r, world, key);
-    if (r.remaining() != 0)
-        r.fail(std::to_string(r.remaining()) + " bytes after the end of the world contacts");
 }
 
 } // namespace shatter
